@@ -1,0 +1,40 @@
+#pragma once
+// Splits documents into batches (lists of document indices), seeded per epoch.
+//   bucket: shuffle, cut into maxi-batches of maxi_batch * batch_size documents, sort each
+//           by sentence count then longest sentence, cut into batches, shuffle batch order;
+//   random: shuffle and cut.
+// Empty documents (no sentences) carry no signal and are skipped; skipped_empty() counts them.
+#include <cstdint>
+#include <vector>
+
+#include "han/config.h"
+#include "han/dataset.h"
+#include "han/types.h"
+
+namespace han {
+
+using BatchIndices = std::vector<Index>;
+
+class Batcher {
+ public:
+  Batcher(const std::vector<Document>& docs, const BatchingConfig& cfg, std::uint64_t seed);
+  std::vector<BatchIndices> epoch(int epoch) const;
+  Index skipped_empty() const { return skipped_empty_; }
+  Index documents() const { return static_cast<Index>(usable_.size()); }
+
+ private:
+  const std::vector<Document>& docs_;
+  BatchingConfig cfg_;
+  std::uint64_t seed_;
+  std::vector<Index> usable_;
+  Index skipped_empty_ = 0;
+};
+
+// Batches for inference over every document (empty ones included), sorted by length so
+// little padding is computed; callers restore input order through Batch::documents.
+std::vector<BatchIndices> inference_batches(const std::vector<Document>& docs, Index batch_size);
+
+// Orders indices by (sentence count, longest sentence), both ascending; stable.
+void sort_by_length(const std::vector<Document>& docs, std::vector<Index>& indices);
+
+}  // namespace han

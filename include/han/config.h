@@ -1,0 +1,104 @@
+#pragma once
+// The run configuration: six JSON sections (data, tokenizer, model, batching,
+// optimizer, trainer). Each section's fields are listed once, in its visit()
+// method, which drives parsing, validation, defaults and serialisation alike.
+// Unknown keys, wrong types and out-of-range values are han::Error naming the key path.
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace han {
+
+enum class MaskMode { none, renorm, additive };
+enum class Pooling { attention, mean };
+enum class BatchStrategy { bucket, random };
+enum class DataFormat { jsonl, fasttext, tsv, folder };
+enum class OptimizerName { adam, sgd };
+enum class LrSchedule { constant, linear };
+
+const char* to_string(MaskMode m);
+const char* to_string(Pooling p);
+const char* to_string(BatchStrategy s);
+const char* to_string(DataFormat f);
+const char* to_string(OptimizerName o);
+const char* to_string(LrSchedule s);
+MaskMode parse_mask_mode(const std::string& s, const std::string& key);
+BatchStrategy parse_batch_strategy(const std::string& s, const std::string& key);
+DataFormat parse_data_format(const std::string& s, const std::string& key);
+
+struct DataConfig {
+  std::string train;  // required for training
+  std::string dev;    // optional ("" = none): best-epoch selection falls back to train loss
+  std::string test;   // optional
+  DataFormat format = DataFormat::jsonl;
+};
+
+struct TokenizerConfig {
+  bool lowercase = true;
+  int max_sentences = 30;  // sentences kept per document
+  int max_words = 50;      // words kept per sentence
+  int min_count = 6;       // a word enters the vocabulary if seen >= min_count times ("more than 5")
+  int max_vocab = 50000;   // including PAD and UNK
+};
+
+struct ModelConfig {
+  int embedding_dim = 200;   // E
+  int word_hidden = 50;      // H per direction, word level
+  int sentence_hidden = 50;  // H per direction, sentence level
+  int attention_dim = 100;   // A
+  MaskMode mask = MaskMode::renorm;
+  Pooling pooling = Pooling::attention;
+  double dropout = 0.0;           // on the document vector
+  std::string embeddings;         // "" or a word2vec/GloVe text file
+  bool freeze_embeddings = false;
+};
+
+struct BatchingConfig {
+  BatchStrategy strategy = BatchStrategy::bucket;
+  int batch_size = 64;
+  int maxi_batch = 20;  // bucket: batches per length-sorted pool
+};
+
+struct OptimizerConfig {
+  OptimizerName name = OptimizerName::adam;
+  double lr = 0.001;
+  double momentum = 0.9;  // sgd
+  double beta1 = 0.9;     // adam
+  double beta2 = 0.999;   // adam
+  double eps = 1e-8;      // adam
+  double weight_decay = 0.0;
+  double clip_norm = 5.0;  // global gradient norm; 0 = off
+  LrSchedule schedule = LrSchedule::constant;
+};
+
+struct TrainerConfig {
+  int epochs = 10;
+  int patience = 3;  // epochs without dev improvement before stopping; 0 = never stop early
+  std::uint64_t seed = 1;
+  int threads = 0;  // 0 = all cores
+};
+
+struct Config {
+  DataConfig data;
+  TokenizerConfig tokenizer;
+  ModelConfig model;
+  BatchingConfig batching;
+  OptimizerConfig optimizer;
+  TrainerConfig trainer;
+};
+
+// Parses a full config object. `origin` (e.g. the file name) prefixes error messages.
+Config config_from_json(const nlohmann::json& j, const std::string& origin);
+nlohmann::json config_to_json(const Config& c);
+
+// Reads a JSON config file; relative data/embedding paths resolve against its folder.
+Config load_config_file(const std::string& path, const std::vector<std::string>& overrides = {});
+
+// Applies "key.path=value" overrides (value parsed as JSON, else taken as a string)
+// to a JSON config before it is parsed; unknown key paths are errors.
+void apply_overrides(nlohmann::json& j, const std::vector<std::string>& overrides);
+
+// One line per key: "section.key  default  description", for --help and the README.
+std::string config_reference();
+
+}  // namespace han

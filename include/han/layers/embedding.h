@@ -1,0 +1,36 @@
+#pragma once
+// Word embedding table: id -> column vector. Row 0 (PAD) is never looked up by the
+// model (padding never enters the network), so it stays as initialised.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "han/random.h"
+#include "han/types.h"
+#include "han/vocab.h"
+
+namespace han {
+
+struct EmbeddingParams {
+  Matrix table;  // (E, V): one column per word id
+  template <class Self, class F>
+  static void fields(Self& s, F&& f) {
+    f("table", s.table);
+  }
+};
+
+// N(0, 1) like PyTorch's nn.Embedding.
+EmbeddingParams embedding_init(Index vocab_size, Index dim, Rng& rng);
+
+// Overwrites the columns of words found in a word2vec/GloVe text file ("word v1 v2 ...",
+// an optional "count dim" first line). Returns how many vocabulary words were found.
+// A vector of the wrong size is an error naming file:line.
+std::size_t load_pretrained_embeddings(EmbeddingParams& p, const Vocab& vocab,
+                                       const std::string& path);
+
+// x (E, T) = columns of the table for `ids` (T).
+void embedding_forward(const EmbeddingParams& p, const std::vector<std::int32_t>& ids, Matrix& x);
+// Adds dx (E, T) into the table gradient's columns for `ids`.
+void embedding_backward(const std::vector<std::int32_t>& ids, const Matrix& dx, EmbeddingParams& g);
+
+}  // namespace han

@@ -1,0 +1,88 @@
+#pragma once
+// GRU and bidirectional GRU over packed variable-length sequences.
+//
+// Sequences arrive "flat": the columns of sequence 0, then sequence 1, ... A Packing
+// re-orders them time-major with the sequences sorted by length (longest first), so
+// step t works on a contiguous prefix of active columns and padding never enters the
+// recurrence: cost follows real tokens. The backward direction reads each sequence
+// from its own last real token.
+//
+// Gates are packed [r, z, n] (PyTorch's equations):
+//   r = σ(W_r x + b_ir + U_r h + b_hr),  z = σ(W_z x + b_iz + U_z h + b_hz)
+//   n = tanh(W_n x + b_in + r ⊙ (U_n h + b_hn)),  h' = (1 − z) ⊙ n + z ⊙ h
+#include <vector>
+
+#include "han/random.h"
+#include "han/types.h"
+
+namespace han {
+
+struct Packing {
+  std::vector<Index> offset;   // (steps): first packed column of step t
+  std::vector<Index> active;   // (steps): sequences still running at step t (non-increasing)
+  std::vector<Index> forward_source;   // (T): packed column -> flat column, reading left to right
+  std::vector<Index> backward_source;  // (T): packed column -> flat column, right to left
+  Index total = 0;                     // T
+  Index steps() const { return static_cast<Index>(active.size()); }
+};
+
+// lengths: (M) sequence lengths (0 allowed); flat columns of sequence m follow sequence m-1.
+Packing make_packing(const std::vector<Index>& lengths);
+
+struct GruParams {
+  Matrix W;     // (3H, D) input weights [r; z; n]
+  Matrix U;     // (3H, H) recurrent weights
+  Matrix b_ih;  // (3H, 1)
+  Matrix b_hh;  // (3H, 1)
+  Index hidden() const { return U.cols(); }
+  template <class Self, class F>
+  static void fields(Self& s, F&& f) {
+    f("W", s.W);
+    f("U", s.U);
+    f("b_ih", s.b_ih);
+    f("b_hh", s.b_hh);
+  }
+};
+
+// One direction over packed input. Every buffer is (rows, T) in packed order.
+struct GruCache {
+  Matrix x;       // (D, T) input
+  Matrix h;       // (H, T) output states
+  Matrix h_prev;  // (H, T) state before each step (0 at t = 0)
+  Matrix r, z, n; // (H, T) gate activations
+  Matrix gh_n;    // (H, T) U_n h_prev + b_hn
+  Matrix gx;      // (3H, T) scratch: input projections
+  Matrix dgates;  // (3H, T) scratch for backward: d pre-activations of x side
+  Matrix dgh;     // (3H, T) scratch for backward: d pre-activations of h side
+};
+
+// PyTorch's default: every tensor U(-1/sqrt(H), 1/sqrt(H)).
+GruParams gru_init(Index input_dim, Index hidden, Rng& rng);
+// Runs one direction; the output states are cache.h.
+void gru_forward(const GruParams& p, const Packing& pk, GruCache& c);
+// d_h (H, T) packed; adds into g; returns d x (D, T) packed.
+Matrix gru_backward(const GruParams& p, const Packing& pk, GruCache& c, const Matrix& d_h,
+                    GruParams& g);
+
+struct BiGruParams {
+  GruParams fwd, bwd;
+  template <class Self, class F>
+  static void fields(Self& s, F&& f) {
+    GruParams::fields(s.fwd, [&](const std::string& n, auto& m) { f("fwd." + n, m); });
+    GruParams::fields(s.bwd, [&](const std::string& n, auto& m) { f("bwd." + n, m); });
+  }
+};
+
+struct BiGruCache {
+  Packing packing;
+  GruCache fwd, bwd;
+};
+
+BiGruParams bigru_init(Index input_dim, Index hidden, Rng& rng);
+// x (D, T) flat; returns (2H, T) flat: rows [0, H) forward states, [H, 2H) backward states.
+Matrix bigru_forward(const BiGruParams& p, const Matrix& x, const std::vector<Index>& lengths,
+                     BiGruCache& c);
+// d_out (2H, T) flat; adds into g; returns d x (D, T) flat.
+Matrix bigru_backward(const BiGruParams& p, BiGruCache& c, const Matrix& d_out, BiGruParams& g);
+
+}  // namespace han

@@ -1,0 +1,72 @@
+#include "han/batch.h"
+
+#include <algorithm>
+
+namespace han {
+namespace {
+
+// (longest document in sentences, longest sentence in words) among docs[indices], at least 1.
+std::pair<Index, Index> padded_shape(const std::vector<Document>& docs, const std::vector<Index>& indices) {
+  Index S = 1, W = 1;
+  for (Index i : indices) {
+    S = std::max<Index>(S, static_cast<Index>(docs[i].sentences.size()));
+    for (const auto& s : docs[i].sentences) W = std::max<Index>(W, static_cast<Index>(s.size()));
+  }
+  return {S, W};
+}
+
+}  // namespace
+
+double Batch::word_padding_fraction() const {
+  const double slots = static_cast<double>(word_mask.size());
+  return slots == 0 ? 0.0 : 1.0 - static_cast<double>(real_tokens) / slots;
+}
+
+double Batch::sentence_padding_fraction() const {
+  const double slots = static_cast<double>(sentence_mask.size());
+  return slots == 0 ? 0.0 : 1.0 - static_cast<double>(real_sentences) / slots;
+}
+
+Batch make_batch(const std::vector<Document>& docs, const std::vector<Index>& indices,
+                 Index min_sentences, Index min_words) {
+  auto [S, W] = padded_shape(docs, indices);
+  S = std::max(S, min_sentences);
+  W = std::max(W, min_words);
+  const Index B = static_cast<Index>(indices.size());
+  Batch batch;
+  batch.ids = IdMatrix::Zero(W, S * B);
+  batch.word_mask = Matrix::Zero(W, S * B);
+  batch.sentence_mask = Matrix::Zero(S, B);
+  batch.labels.resize(B);
+  batch.documents = indices;
+  for (Index b = 0; b < B; ++b) {
+    const Document& d = docs[indices[b]];
+    batch.labels[b] = d.label;
+    for (Index s = 0; s < static_cast<Index>(d.sentences.size()); ++s) {
+      const auto& words = d.sentences[s];
+      batch.sentence_mask(s, b) = 1;
+      ++batch.real_sentences;
+      for (Index w = 0; w < static_cast<Index>(words.size()); ++w) {
+        batch.ids(w, s + S * b) = words[w];
+        batch.word_mask(w, s + S * b) = 1;
+      }
+      batch.real_tokens += static_cast<Index>(words.size());
+    }
+  }
+  return batch;
+}
+
+std::vector<Batch> make_shards(const std::vector<Document>& docs, const std::vector<Index>& indices,
+                               int shards) {
+  const auto [S, W] = padded_shape(docs, indices);
+  const Index n = static_cast<Index>(indices.size());
+  const Index parts = std::max<Index>(1, std::min<Index>(shards, n));
+  std::vector<Batch> out;
+  for (Index k = 0; k < parts; ++k) {
+    const std::vector<Index> part(indices.begin() + n * k / parts, indices.begin() + n * (k + 1) / parts);
+    out.push_back(make_batch(docs, part, S, W));
+  }
+  return out;
+}
+
+}  // namespace han

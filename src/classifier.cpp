@@ -1,0 +1,81 @@
+#include "han/classifier.h"
+
+#include "han/error.h"
+#include "han/model_file.h"
+#include "han/parameters.h"
+
+namespace han {
+
+TokenizerOptions tokenizer_options(const TokenizerConfig& cfg) {
+  TokenizerOptions o;
+  o.lowercase = cfg.lowercase;
+  o.max_sentences = cfg.max_sentences;
+  o.max_words = cfg.max_words;
+  return o;
+}
+
+Tokenizer Classifier::tokenizer() const { return Tokenizer(tokenizer_options(config.tokenizer)); }
+
+void save_classifier(const std::string& path, const Classifier& c, const nlohmann::json& extra) {
+  nlohmann::json header = extra;
+  header["format"] = "han";
+  header["config"] = config_to_json(c.config);
+  header["labels"] = c.labels;
+  header["vocabulary"] = c.vocab.words();
+  std::vector<NamedTensor> tensors;
+  HanParams::fields(c.params, [&](const std::string& name, const Matrix& m) {
+    tensors.push_back({name, m});
+  });
+  save_model_file(path, header, tensors);
+}
+
+namespace {
+
+template <class T>
+T header_field(const nlohmann::json& header, const char* key, const std::string& path) {
+  if (!header.contains(key)) throw Error(path + ": model file is corrupted (no \"" + key + "\")");
+  try {
+    return header.at(key).get<T>();
+  } catch (const nlohmann::json::exception&) {
+    throw Error(path + ": model file is corrupted (bad \"" + key + "\")");
+  }
+}
+
+}  // namespace
+
+Classifier load_classifier(const std::string& path) {
+  ModelFileContents contents = load_model_file(path);
+  const nlohmann::json& h = contents.header;
+  Classifier c;
+  c.config = config_from_json(header_field<nlohmann::json>(h, "config", path), path + " (config)");
+  c.labels = header_field<std::vector<std::string>>(h, "labels", path);
+  if (c.labels.empty()) throw Error(path + ": model file is corrupted (no labels)");
+  c.vocab = Vocab::from_words(header_field<std::vector<std::string>>(h, "vocabulary", path));
+  // Shapes come from the config; every stored tensor must match one of them exactly.
+  Rng rng(0);
+  c.params = han_init(c.config.model, static_cast<Index>(c.vocab.size()),
+                      static_cast<Index>(c.labels.size()), rng);
+  std::size_t matched = 0;
+  HanParams::fields(c.params, [&](const std::string& name, Matrix& m) {
+    for (NamedTensor& t : contents.tensors) {
+      if (t.name != name) continue;
+      if (t.value.rows() != m.rows() || t.value.cols() != m.cols())
+        throw Error(path + ": model file is corrupted (tensor " + name + " has the wrong shape)");
+      m = std::move(t.value);
+      ++matched;
+      return;
+    }
+    throw Error(path + ": model file is corrupted (tensor " + name + " is missing)");
+  });
+  if (matched != contents.tensors.size())
+    throw Error(path + ": model file is corrupted (unexpected tensors)");
+  return c;
+}
+
+nlohmann::json read_model_header(const std::string& path, std::uint32_t* version) {
+  ModelFileContents contents = load_model_file(path);
+  if (version) *version = contents.version;
+  return contents.header;
+}
+
+}  // namespace han

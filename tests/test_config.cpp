@@ -1,0 +1,352 @@
+#include <unistd.h>
+
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "han/config.h"
+#include "han/error.h"
+
+using Catch::Contains;
+using nlohmann::json;
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// A fresh folder under the system temp folder, removed at scope exit.
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    static int counter = 0;
+    path = fs::temp_directory_path() /
+           ("han_test_config_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
+    fs::remove_all(path);
+    fs::create_directories(path);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+  std::string write(const std::string& name, const std::string& text) const {
+    const fs::path p = path / name;
+    fs::create_directories(p.parent_path());
+    std::ofstream(p, std::ios::binary) << text;
+    return p.string();
+  }
+};
+
+han::Config parse(const std::string& text) { return han::config_from_json(json::parse(text), "configs/x.json"); }
+
+}  // namespace
+
+TEST_CASE("defaults match the paper and round-trip through JSON", "[config]") {
+  const han::Config d;
+  CHECK(d.model.embedding_dim == 200);
+  CHECK(d.model.word_hidden == 50);
+  CHECK(d.model.attention_dim == 100);
+  CHECK(d.batching.batch_size == 64);
+  CHECK(d.tokenizer.min_count == 6);
+
+  const json j = han::config_to_json(d);
+  for (const char* s : {"data", "tokenizer", "model", "batching", "optimizer", "trainer"}) {
+    REQUIRE(j.contains(s));
+    CHECK(j[s].is_object());
+  }
+  CHECK(j["model"]["mask"] == "renorm");
+  CHECK(j["model"]["embeddings"].is_null());
+  CHECK(j["optimizer"]["name"] == "adam");
+  CHECK(j["data"]["format"] == "jsonl");
+  CHECK(j["trainer"]["seed"] == 1);
+
+  // Every key parses back to the same value, and serialises identically again.
+  const han::Config back = han::config_from_json(j, "x");
+  CHECK(han::config_to_json(back) == j);
+  // An empty object is the defaults.
+  CHECK(han::config_to_json(han::config_from_json(json::object(), "x")) == j);
+}
+
+TEST_CASE("non-default values round-trip", "[config]") {
+  const han::Config c = parse(R"({
+    "data": {"train": "a.jsonl", "dev": "b.jsonl", "test": "", "format": "tsv"},
+    "tokenizer": {"lowercase": false, "max_sentences": 7, "max_words": 9, "min_count": 1, "max_vocab": 3},
+    "model": {"embedding_dim": 8, "word_hidden": 4, "sentence_hidden": 5, "attention_dim": 6,
+              "mask": "additive", "pooling": "mean", "dropout": 0.25, "embeddings": "glove.txt",
+              "freeze_embeddings": true},
+    "batching": {"strategy": "random", "batch_size": 3, "maxi_batch": 2},
+    "optimizer": {"name": "sgd", "lr": 10, "momentum": 0, "beta1": 0.5, "beta2": 0.25, "eps": 1,
+                  "weight_decay": 1, "clip_norm": 0, "schedule": "linear"},
+    "trainer": {"epochs": 2, "patience": 0, "seed": 9007199254740992, "threads": 1024}
+  })");
+  CHECK(c.data.format == han::DataFormat::tsv);
+  CHECK(c.data.dev == "b.jsonl");
+  CHECK_FALSE(c.tokenizer.lowercase);
+  CHECK(c.tokenizer.max_vocab == 3);
+  CHECK(c.model.mask == han::MaskMode::additive);
+  CHECK(c.model.pooling == han::Pooling::mean);
+  CHECK(c.model.dropout == 0.25);
+  CHECK(c.model.embeddings == "glove.txt");
+  CHECK(c.model.freeze_embeddings);
+  CHECK(c.batching.strategy == han::BatchStrategy::random);
+  CHECK(c.optimizer.name == han::OptimizerName::sgd);
+  CHECK(c.optimizer.lr == 10.0);
+  CHECK(c.optimizer.schedule == han::LrSchedule::linear);
+  CHECK(c.trainer.seed == (std::uint64_t{1} << 53));
+  CHECK(c.trainer.threads == 1024);
+
+  const json j = han::config_to_json(c);
+  CHECK(j["model"]["embeddings"] == "glove.txt");
+  CHECK(j["trainer"]["seed"] == (std::uint64_t{1} << 53));
+  CHECK(han::config_to_json(han::config_from_json(j, "x")) == j);
+}
+
+TEST_CASE("enum names and parse functions", "[config]") {
+  CHECK(std::string(han::to_string(han::MaskMode::none)) == "none");
+  CHECK(std::string(han::to_string(han::MaskMode::renorm)) == "renorm");
+  CHECK(std::string(han::to_string(han::MaskMode::additive)) == "additive");
+  CHECK(std::string(han::to_string(han::Pooling::mean)) == "mean");
+  CHECK(std::string(han::to_string(han::BatchStrategy::random)) == "random");
+  CHECK(std::string(han::to_string(han::DataFormat::folder)) == "folder");
+  CHECK(std::string(han::to_string(han::OptimizerName::sgd)) == "sgd");
+  CHECK(std::string(han::to_string(han::LrSchedule::linear)) == "linear");
+  CHECK(han::parse_mask_mode("additive", "--masks") == han::MaskMode::additive);
+  CHECK(han::parse_batch_strategy("bucket", "--batching") == han::BatchStrategy::bucket);
+  CHECK(han::parse_data_format("fasttext", "data.format") == han::DataFormat::fasttext);
+  REQUIRE_THROWS_AS(han::parse_mask_mode("Renorm", "--masks"), han::Error);
+  REQUIRE_THROWS_WITH(han::parse_mask_mode("zero", "--masks"),
+                      Contains("--masks") && Contains("\"zero\"") && Contains("none") &&
+                          Contains("renorm") && Contains("additive"));
+  REQUIRE_THROWS_WITH(han::parse_batch_strategy("sorted", "--batching"),
+                      Contains("--batching") && Contains("bucket") && Contains("random"));
+  REQUIRE_THROWS_WITH(han::parse_data_format("csv", "data.format"),
+                      Contains("data.format") && Contains("jsonl") && Contains("folder"));
+}
+
+TEST_CASE("unknown keys are errors naming the full key path", "[config]") {
+  REQUIRE_THROWS_WITH(parse(R"({"model": {"hiden": 3}})"),
+                      Contains("configs/x.json: unknown key \"model.hiden\"") &&
+                          Contains("\"model.word_hidden\" or \"model.sentence_hidden\""));
+  REQUIRE_THROWS_WITH(parse(R"({"model": {"lr": 0.1}})"),
+                      Contains("unknown key \"model.lr\"") && Contains("did you mean \"optimizer.lr\""));
+  REQUIRE_THROWS_WITH(parse(R"({"mask": "none"})"),
+                      Contains("unknown key \"mask\"") && Contains("did you mean \"model.mask\""));
+  REQUIRE_THROWS_WITH(parse(R"({"model": {"word_hiden": 3}})"),
+                      Contains("unknown key \"model.word_hiden\"") &&
+                          Contains("did you mean \"model.word_hidden\""));
+  REQUIRE_THROWS_WITH(parse(R"({"modle": {}})"),
+                      Contains("configs/x.json: unknown key \"modle\"") &&
+                          Contains("did you mean \"model\""));
+  REQUIRE_THROWS_WITH(parse(R"({"trainer": {"epochs": 3, "zzzzzzzzzz": 1}})"),
+                      Contains("unknown key \"trainer.zzzzzzzzzz\""));
+  REQUIRE_THROWS_AS(parse(R"({"data": {"train": "a", "valid": "b"}})"), han::Error);
+  try {
+    parse(R"({"extra": 1})");
+    FAIL("no error");
+  } catch (const han::Error& e) {
+    CHECK(e.exit_code() == 2);
+  }
+}
+
+TEST_CASE("the top level and every section must be objects", "[config]") {
+  REQUIRE_THROWS_WITH(parse("[1, 2]"), Contains("configs/x.json") && Contains("object"));
+  REQUIRE_THROWS_WITH(parse("3"), Contains("object"));
+  REQUIRE_THROWS_WITH(parse(R"({"model": 3})"), Contains("configs/x.json: model: expected an object"));
+  REQUIRE_THROWS_WITH(parse(R"({"trainer": null})"), Contains("trainer: expected an object"));
+  REQUIRE_THROWS_WITH(parse(R"({"data": ["a"]})"), Contains("data: expected an object"));
+}
+
+TEST_CASE("wrong types are errors naming the key path", "[config]") {
+  REQUIRE_THROWS_WITH(parse(R"({"model": {"dropout": "high"}})"),
+                      Contains("configs/x.json: model.dropout: expected a number, got \"high\""));
+  // int: integer JSON numbers only.
+  REQUIRE_THROWS_WITH(parse(R"({"trainer": {"epochs": 2.5}})"),
+                      Contains("trainer.epochs: expected an integer, got 2.5"));
+  REQUIRE_THROWS_WITH(parse(R"({"trainer": {"epochs": 2.0}})"),
+                      Contains("trainer.epochs: expected an integer"));
+  REQUIRE_THROWS_WITH(parse(R"({"trainer": {"epochs": "2"}})"),
+                      Contains("trainer.epochs: expected an integer, got \"2\""));
+  REQUIRE_THROWS_WITH(parse(R"({"trainer": {"epochs": true}})"),
+                      Contains("trainer.epochs: expected an integer, got true"));
+  REQUIRE_THROWS_WITH(parse(R"({"trainer": {"seed": null}})"), Contains("trainer.seed: expected an integer"));
+  // double: any number, nothing else.
+  CHECK(parse(R"({"optimizer": {"lr": 1}})").optimizer.lr == 1.0);
+  REQUIRE_THROWS_WITH(parse(R"({"optimizer": {"lr": false}})"), Contains("optimizer.lr: expected a number"));
+  // bool: only true/false.
+  REQUIRE_THROWS_WITH(parse(R"({"tokenizer": {"lowercase": 1}})"),
+                      Contains("tokenizer.lowercase: expected true or false, got 1"));
+  REQUIRE_THROWS_WITH(parse(R"({"tokenizer": {"lowercase": "yes"}})"), Contains("tokenizer.lowercase"));
+  // strings.
+  REQUIRE_THROWS_WITH(parse(R"({"data": {"train": 5}})"), Contains("data.train: expected a string, got 5"));
+  REQUIRE_THROWS_WITH(parse(R"({"data": {"dev": null}})"), Contains("data.dev: expected a string"));
+  // embeddings: null or string.
+  CHECK(parse(R"({"model": {"embeddings": null}})").model.embeddings.empty());
+  CHECK(parse(R"({"model": {"embeddings": "v.txt"}})").model.embeddings == "v.txt");
+  REQUIRE_THROWS_WITH(parse(R"({"model": {"embeddings": 0}})"), Contains("model.embeddings: expected a string or null"));
+  // enums: only their listed strings.
+  REQUIRE_THROWS_WITH(parse(R"({"model": {"mask": "zero"}})"),
+                      Contains("configs/x.json: model.mask") && Contains("\"zero\"") && Contains("renorm"));
+  REQUIRE_THROWS_WITH(parse(R"({"model": {"mask": 1}})"), Contains("model.mask: expected one of none|renorm|additive"));
+  REQUIRE_THROWS_WITH(parse(R"({"data": {"format": "csv"}})"), Contains("data.format") && Contains("fasttext"));
+  REQUIRE_THROWS_WITH(parse(R"({"optimizer": {"name": "rmsprop"}})"), Contains("optimizer.name") && Contains("sgd"));
+  REQUIRE_THROWS_WITH(parse(R"({"optimizer": {"schedule": "cosine"}})"), Contains("optimizer.schedule") && Contains("linear"));
+  REQUIRE_THROWS_WITH(parse(R"({"model": {"pooling": "max"}})"), Contains("model.pooling") && Contains("attention"));
+  REQUIRE_THROWS_WITH(parse(R"({"batching": {"strategy": "sorted"}})"), Contains("batching.strategy") && Contains("bucket"));
+}
+
+TEST_CASE("out-of-range values are errors naming the key path and range", "[config]") {
+  REQUIRE_THROWS_WITH(parse(R"({"trainer": {"epochs": 0}})"),
+                      Contains("configs/x.json: trainer.epochs: must be between 1 and 100000, got 0"));
+  REQUIRE_THROWS_WITH(parse(R"({"trainer": {"epochs": 100001}})"), Contains("trainer.epochs: must be between"));
+  REQUIRE_THROWS_WITH(parse(R"({"trainer": {"epochs": 99999999999999999999}})"), Contains("trainer.epochs"));
+  REQUIRE_THROWS_WITH(parse(R"({"trainer": {"patience": -1}})"), Contains("trainer.patience: must be between 0 and 100000, got -1"));
+  REQUIRE_THROWS_WITH(parse(R"({"trainer": {"seed": -1}})"), Contains("trainer.seed: must be between 0 and"));
+  REQUIRE_THROWS_WITH(parse(R"({"trainer": {"seed": 9007199254740993}})"), Contains("trainer.seed"));
+  REQUIRE_THROWS_WITH(parse(R"({"trainer": {"seed": 18446744073709551615}})"), Contains("trainer.seed"));
+  REQUIRE_THROWS_WITH(parse(R"({"trainer": {"threads": 1025}})"), Contains("trainer.threads"));
+  REQUIRE_THROWS_WITH(parse(R"({"tokenizer": {"max_vocab": 2}})"), Contains("tokenizer.max_vocab: must be between 3 and 10000000, got 2"));
+  REQUIRE_THROWS_WITH(parse(R"({"tokenizer": {"min_count": 0}})"), Contains("tokenizer.min_count"));
+  REQUIRE_THROWS_WITH(parse(R"({"tokenizer": {"max_words": 0}})"), Contains("tokenizer.max_words"));
+  REQUIRE_THROWS_WITH(parse(R"({"model": {"embedding_dim": 4097}})"), Contains("model.embedding_dim: must be between 1 and 4096"));
+  REQUIRE_THROWS_WITH(parse(R"({"batching": {"batch_size": 0}})"), Contains("batching.batch_size"));
+  REQUIRE_THROWS_WITH(parse(R"({"batching": {"maxi_batch": 0}})"), Contains("batching.maxi_batch"));
+  // Real ranges with open and closed ends.
+  REQUIRE_THROWS_WITH(parse(R"({"model": {"dropout": 1.0}})"), Contains("model.dropout: must be in [0.0, 1.0), got 1.0"));
+  CHECK(parse(R"({"model": {"dropout": 0}})").model.dropout == 0.0);
+  REQUIRE_THROWS_WITH(parse(R"({"model": {"dropout": -0.1}})"), Contains("model.dropout"));
+  REQUIRE_THROWS_WITH(parse(R"({"optimizer": {"lr": 0}})"), Contains("optimizer.lr: must be in (0.0, 10.0], got 0"));
+  REQUIRE_THROWS_WITH(parse(R"({"optimizer": {"lr": 10.5}})"), Contains("optimizer.lr"));
+  REQUIRE_THROWS_WITH(parse(R"({"optimizer": {"momentum": 1}})"), Contains("optimizer.momentum"));
+  REQUIRE_THROWS_WITH(parse(R"({"optimizer": {"beta1": 1}})"), Contains("optimizer.beta1"));
+  REQUIRE_THROWS_WITH(parse(R"({"optimizer": {"beta2": -0.5}})"), Contains("optimizer.beta2"));
+  REQUIRE_THROWS_WITH(parse(R"({"optimizer": {"eps": 0}})"), Contains("optimizer.eps"));
+  CHECK(parse(R"({"optimizer": {"eps": 1}})").optimizer.eps == 1.0);
+  REQUIRE_THROWS_WITH(parse(R"({"optimizer": {"weight_decay": 1.01}})"), Contains("optimizer.weight_decay"));
+  REQUIRE_THROWS_WITH(parse(R"({"optimizer": {"clip_norm": -1}})"), Contains("optimizer.clip_norm"));
+  REQUIRE_THROWS_WITH(parse(R"({"optimizer": {"clip_norm": 1e7}})"), Contains("optimizer.clip_norm"));
+}
+
+TEST_CASE("overrides set numbers, strings, enums and booleans", "[config]") {
+  json j = json::parse(R"({"trainer": {"epochs": 5}})");
+  han::apply_overrides(j, {"trainer.epochs=7", "model.mask=none", "model.dropout=0.5",
+                           "tokenizer.lowercase=false", "data.train=some file.jsonl",
+                           "data.dev=\"quoted.jsonl\"", "data.test=2024", "model.embeddings=null",
+                           "optimizer.name=sgd"});
+  const han::Config c = han::config_from_json(j, "x");
+  CHECK(c.trainer.epochs == 7);
+  CHECK(c.model.mask == han::MaskMode::none);
+  CHECK(c.model.dropout == 0.5);
+  CHECK_FALSE(c.tokenizer.lowercase);
+  CHECK(c.data.train == "some file.jsonl");
+  CHECK(c.data.dev == "quoted.jsonl");
+  CHECK(c.data.test == "2024");  // text settings keep the text as written
+  CHECK(c.model.embeddings.empty());
+  CHECK(c.optimizer.name == han::OptimizerName::sgd);
+
+  // A value containing '=' keeps everything after the first '='.
+  json k = json::object();
+  han::apply_overrides(k, {"data.train=a=b.jsonl"});
+  CHECK(k["data"]["train"] == "a=b.jsonl");
+  // Later overrides win.
+  han::apply_overrides(k, {"trainer.epochs=1", "trainer.epochs=2"});
+  CHECK(k["trainer"]["epochs"] == 2);
+}
+
+TEST_CASE("override errors: unknown path, malformed, wrong type", "[config]") {
+  json j = json::object();
+  REQUIRE_THROWS_WITH(han::apply_overrides(j, {"model.hiden=3"}),
+                      Contains("--set") && Contains("unknown key \"model.hiden\""));
+  REQUIRE_THROWS_WITH(han::apply_overrides(j, {"model.word_hiden=3"}),
+                      Contains("did you mean \"model.word_hidden\""));
+  REQUIRE_THROWS_WITH(han::apply_overrides(j, {"modle.mask=none"}), Contains("unknown key \"modle.mask\""));
+  REQUIRE_THROWS_WITH(han::apply_overrides(j, {"epochs=3"}),
+                      Contains("unknown key \"epochs\"") && Contains("trainer.epochs"));
+  REQUIRE_THROWS_WITH(han::apply_overrides(j, {"model"}), Contains("--set") && Contains("key.path=value"));
+  REQUIRE_THROWS_WITH(han::apply_overrides(j, {"=3"}), Contains("--set"));
+  REQUIRE_THROWS_WITH(han::apply_overrides(j, {"model.mask.x=none"}), Contains("unknown key"));
+
+  // Type checks happen when the config is parsed.
+  json w = json::object();
+  han::apply_overrides(w, {"trainer.epochs=abc"});
+  REQUIRE_THROWS_WITH(han::config_from_json(w, "x"), Contains("trainer.epochs: expected an integer, got \"abc\""));
+  json v = json::object();
+  han::apply_overrides(v, {"model.mask=zero"});
+  REQUIRE_THROWS_WITH(han::config_from_json(v, "x"), Contains("model.mask") && Contains("\"zero\""));
+  json u = json::object();
+  han::apply_overrides(u, {"tokenizer.lowercase=yes"});
+  REQUIRE_THROWS_WITH(han::config_from_json(u, "x"), Contains("tokenizer.lowercase"));
+  json t = json::object();
+  han::apply_overrides(t, {"trainer.epochs=0"});
+  REQUIRE_THROWS_WITH(han::config_from_json(t, "x"), Contains("trainer.epochs: must be between 1 and 100000, got 0"));
+}
+
+TEST_CASE("load_config_file resolves relative paths against the config's folder", "[config]") {
+  TempDir dir;
+  const std::string abs_train = (dir.path / "abs" / "train.jsonl").string();
+  const std::string cfg = dir.write("configs/run.json", R"({
+    "data": {"train": "../data/train.jsonl", "dev": ")" + abs_train + R"(", "test": ""},
+    "model": {"embeddings": "vectors/glove.txt"}
+  })");
+  const han::Config c = han::load_config_file(cfg);
+  CHECK(c.data.train == (dir.path / "data" / "train.jsonl").string());
+  CHECK(c.data.dev == abs_train);
+  CHECK(c.data.test.empty());
+  CHECK(c.model.embeddings == (dir.path / "configs" / "vectors" / "glove.txt").string());
+
+  // Overrides are applied before resolution, so they resolve the same way.
+  const han::Config o = han::load_config_file(cfg, {"data.test=test.jsonl", "trainer.epochs=4"});
+  CHECK(o.data.test == (dir.path / "configs" / "test.jsonl").string());
+  CHECK(o.trainer.epochs == 4);
+
+  // Embeddings null stays empty.
+  const std::string cfg2 = dir.write("c2.json", R"({"model": {"embeddings": null}})");
+  CHECK(han::load_config_file(cfg2).model.embeddings.empty());
+}
+
+TEST_CASE("load_config_file reports file problems with the file name", "[config]") {
+  TempDir dir;
+  const std::string missing = (dir.path / "nope.json").string();
+  REQUIRE_THROWS_WITH(han::load_config_file(missing), Contains(missing) && Contains("no such file"));
+
+  const std::string bad = dir.write("bad.json", "{\n  \"model\": {\n    \"mask\": none\n  }\n}\n");
+  REQUIRE_THROWS_WITH(han::load_config_file(bad), Contains(bad + ":3:") && Contains("malformed JSON"));
+  REQUIRE_THROWS_WITH(han::load_config_file(bad), Contains(bad + ":3:14: malformed JSON"));
+
+  const std::string trailing = dir.write("comma.json", "{\"trainer\": {\"epochs\": 3,}}");
+  REQUIRE_THROWS_WITH(han::load_config_file(trailing), Contains(trailing + ":1:") && Contains("malformed JSON"));
+
+  const std::string empty = dir.write("empty.json", "");
+  REQUIRE_THROWS_WITH(han::load_config_file(empty), Contains(empty + ":1:") && Contains("malformed JSON"));
+
+  const std::string unknown = dir.write("unknown.json", "{\"model\": {\"hiden\": 3}}");
+  REQUIRE_THROWS_WITH(han::load_config_file(unknown), Contains(unknown + ": unknown key \"model.hiden\""));
+
+  const std::string arr = dir.write("arr.json", "[]");
+  REQUIRE_THROWS_WITH(han::load_config_file(arr, {"trainer.epochs=3"}), Contains(arr) && Contains("object"));
+
+  const std::string ok = dir.write("ok.json", "{}");
+  REQUIRE_THROWS_WITH(han::load_config_file(ok, {"trainer.epoch=3"}),
+                      Contains("unknown key \"trainer.epoch\"") && Contains("trainer.epochs"));
+  REQUIRE_THROWS_WITH(han::load_config_file(ok, {"trainer.epochs=1.5"}), Contains(ok + ": trainer.epochs"));
+}
+
+TEST_CASE("config_reference lists every key once with default and range", "[config]") {
+  const std::string ref = han::config_reference();
+  const json j = han::config_to_json(han::Config{});
+  std::size_t keys = 0;
+  for (const auto& sec : j.items()) {
+    for (const auto& key : sec.value().items()) {
+      ++keys;
+      const std::string path = sec.key() + "." + key.key();
+      INFO(path);
+      const bool listed = ref.find("\n" + path + " ") != std::string::npos ||
+                          ref.compare(0, path.size() + 1, path + " ") == 0;
+      CHECK(listed);
+    }
+  }
+  CHECK(static_cast<std::size_t>(std::count(ref.begin(), ref.end(), '\n')) == keys);
+  CHECK_THAT(ref, Contains("none|renorm|additive"));
+  CHECK_THAT(ref, Contains("1..100000"));
+  CHECK_THAT(ref, Contains("(0.0, 10.0]"));
+}

@@ -1,0 +1,259 @@
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "han/dataset.h"
+#include "han/error.h"
+
+namespace fs = std::filesystem;
+using han::DataFormat;
+using han::Example;
+
+namespace {
+
+// A fresh folder under the system temp dir, removed at the end of the test.
+class TempDir {
+ public:
+  TempDir() {
+    static std::atomic<int> counter{0};
+    const auto stamp = std::chrono::steady_clock::now().time_since_epoch().count();
+    path_ = fs::temp_directory_path() /
+            ("han_test_dataset_" + std::to_string(stamp) + "_" + std::to_string(counter++));
+    fs::create_directories(path_);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+
+  std::string write(const std::string& name, const std::string& bytes) const {
+    const fs::path p = path_ / name;
+    fs::create_directories(p.parent_path());
+    std::ofstream out(p, std::ios::binary);
+    out << bytes;
+    return p.string();
+  }
+  std::string path(const std::string& name = "") const { return (path_ / name).string(); }
+
+ private:
+  fs::path path_;
+};
+
+std::string error_of(const std::string& path, DataFormat format, bool require_labels = true) {
+  try {
+    han::read_examples(path, format, require_labels);
+  } catch (const han::Error& e) {
+    CHECK(e.exit_code() == 2);
+    return e.what();
+  }
+  return "(no error)";
+}
+
+std::vector<std::string> labels_of(const std::vector<Example>& xs) {
+  std::vector<std::string> out;
+  for (const auto& x : xs) out.push_back(x.label);
+  return out;
+}
+
+std::vector<std::string> texts_of(const std::vector<Example>& xs) {
+  std::vector<std::string> out;
+  for (const auto& x : xs) out.push_back(x.text);
+  return out;
+}
+
+using Strings = std::vector<std::string>;
+
+}  // namespace
+
+TEST_CASE("dataset: jsonl reader", "[dataset]") {
+  TempDir dir;
+  const std::string f = dir.write(
+      "train.jsonl",
+      "\xEF\xBB\xBF{\"label\": \"pos\", \"text\": \"Good film.\"}\r\n"
+      "\r\n"
+      "   \n"
+      "{\"text\": \"Bad \\u00e9t\\u00e9\", \"label\": \"neg\", \"id\": 7, \"meta\": {\"x\": [1]}}\n"
+      "{\"label\":\"pos\",\"text\":\"\"}");
+  const auto xs = han::read_examples(f, DataFormat::jsonl, true);
+  REQUIRE(xs.size() == 3);
+  CHECK(labels_of(xs) == Strings{"pos", "neg", "pos"});
+  CHECK(texts_of(xs) == Strings{"Good film.", "Bad \u00E9t\u00E9", ""});
+  CHECK(xs[0].has_label);
+  CHECK(xs[0].source == f + ":1");
+  CHECK(xs[1].source == f + ":4");
+  CHECK(xs[2].source == f + ":5");
+}
+
+TEST_CASE("dataset: jsonl errors name file and line", "[dataset]") {
+  TempDir dir;
+  const std::string ok = "{\"label\": \"a\", \"text\": \"t\"}\n";
+
+  const std::string malformed = dir.write("bad.jsonl", ok + ok + "{\"label\": \"a\", \"text\": \n");
+  std::string msg = error_of(malformed, DataFormat::jsonl);
+  CHECK_THAT(msg, Catch::StartsWith(malformed + ":3: malformed JSON"));
+  CHECK(msg.find('\n') == std::string::npos);
+
+  const std::string missing = dir.write("missing.jsonl", ok + "\n{\"text\": \"t\"}\n");
+  CHECK(error_of(missing, DataFormat::jsonl) == missing + ":3: missing \"label\"");
+
+  const std::string number = dir.write("number.jsonl", ok + "{\"label\": 3, \"text\": \"t\"}\n");
+  msg = error_of(number, DataFormat::jsonl);
+  CHECK_THAT(msg, Catch::StartsWith(number + ":2:") && Catch::Contains("\"label\"") &&
+                      Catch::Contains("string"));
+
+  const std::string empty = dir.write("empty.jsonl", "{\"label\": \"\", \"text\": \"t\"}\n");
+  CHECK_THAT(error_of(empty, DataFormat::jsonl),
+             Catch::StartsWith(empty + ":1:") && Catch::Contains("label"));
+
+  const std::string no_text = dir.write("notext.jsonl", "{\"label\": \"a\"}\n");
+  CHECK(error_of(no_text, DataFormat::jsonl) == no_text + ":1: missing \"text\"");
+
+  const std::string text_num = dir.write("textnum.jsonl", "{\"label\": \"a\", \"text\": 5}\n");
+  CHECK_THAT(error_of(text_num, DataFormat::jsonl),
+             Catch::StartsWith(text_num + ":1:") && Catch::Contains("\"text\""));
+
+  const std::string array = dir.write("array.jsonl", "[1, 2]\n");
+  CHECK_THAT(error_of(array, DataFormat::jsonl), Catch::StartsWith(array + ":1:"));
+
+  // Without required labels, a missing label is fine; a wrongly typed one is still an error.
+  const auto xs = han::read_examples(missing, DataFormat::jsonl, false);
+  REQUIRE(xs.size() == 2);
+  CHECK_FALSE(xs[1].has_label);
+  CHECK(xs[1].label.empty());
+  CHECK_THROWS_AS(han::read_examples(number, DataFormat::jsonl, false), han::Error);
+}
+
+TEST_CASE("dataset: parse_jsonl_record", "[dataset]") {
+  const Example e = han::parse_jsonl_record("{\"text\": \"hi\", \"label\": \"x\"}", "stdin:4", true);
+  CHECK(e.has_label);
+  CHECK(e.label == "x");
+  CHECK(e.text == "hi");
+  CHECK(e.source == "stdin:4");
+  const Example u = han::parse_jsonl_record("{\"text\": \"hi\"}", "stdin:5", false);
+  CHECK_FALSE(u.has_label);
+  CHECK_THROWS_WITH(han::parse_jsonl_record("{oops", "stdin:6", false),
+                    Catch::StartsWith("stdin:6: malformed JSON: "));
+}
+
+TEST_CASE("dataset: fasttext reader", "[dataset]") {
+  TempDir dir;
+  const std::string f = dir.write("train.txt",
+                                  "\xEF\xBB\xBF__label__pos Great movie!\r\n"
+                                  "\n"
+                                  "__label__neg __label__other Dull\tand long\n"
+                                  "  __label__pos   spaced   \n");
+  const auto xs = han::read_examples(f, DataFormat::fasttext, true);
+  REQUIRE(xs.size() == 3);
+  CHECK(labels_of(xs) == Strings{"pos", "neg", "pos"});
+  CHECK(texts_of(xs) == Strings{"Great movie!", "Dull\tand long", "spaced   "});
+  CHECK(xs[1].source == f + ":3");
+
+  const std::string nolabel = dir.write("nolabel.txt", "__label__a x\nno label here\n");
+  CHECK_THAT(error_of(nolabel, DataFormat::fasttext),
+             Catch::StartsWith(nolabel + ":2: missing label"));
+  const auto ys = han::read_examples(nolabel, DataFormat::fasttext, false);
+  REQUIRE(ys.size() == 2);
+  CHECK_FALSE(ys[1].has_label);
+  CHECK(ys[1].text == "no label here");
+
+  const std::string empty = dir.write("empty.txt", "__label__ text\n");
+  CHECK_THAT(error_of(empty, DataFormat::fasttext), Catch::StartsWith(empty + ":1:"));
+}
+
+TEST_CASE("dataset: tsv reader", "[dataset]") {
+  TempDir dir;
+  const std::string f =
+      dir.write("train.tsv", "\xEF\xBB\xBFpos\tA fine\ttabbed text\r\n\r\nneg\tBad.\n");
+  const auto xs = han::read_examples(f, DataFormat::tsv, true);
+  REQUIRE(xs.size() == 2);
+  CHECK(labels_of(xs) == Strings{"pos", "neg"});
+  CHECK(texts_of(xs) == Strings{"A fine\ttabbed text", "Bad."});
+  CHECK(xs[1].source == f + ":3");
+
+  const std::string notab = dir.write("notab.tsv", "pos\tok\njust text\n");
+  CHECK_THAT(error_of(notab, DataFormat::tsv), Catch::StartsWith(notab + ":2: missing label"));
+  const auto ys = han::read_examples(notab, DataFormat::tsv, false);
+  REQUIRE(ys.size() == 2);
+  CHECK_FALSE(ys[1].has_label);
+  CHECK(ys[1].text == "just text");
+
+  const std::string empty = dir.write("empty.tsv", "pos\tok\n\tno label\n");
+  CHECK_THAT(error_of(empty, DataFormat::tsv),
+             Catch::StartsWith(empty + ":2:") && Catch::Contains("label"));
+}
+
+TEST_CASE("dataset: missing file, folder given as file", "[dataset]") {
+  TempDir dir;
+  const std::string missing = dir.path("nope.jsonl");
+  CHECK_THAT(error_of(missing, DataFormat::jsonl), Catch::Contains(missing));
+  CHECK_THAT(error_of(missing, DataFormat::tsv), Catch::Contains(missing));
+  CHECK_THAT(error_of(dir.path(), DataFormat::fasttext), Catch::Contains(dir.path()));
+  CHECK_THAT(error_of(missing, DataFormat::folder), Catch::Contains(missing));
+  const std::string file = dir.write("file.txt", "x");
+  CHECK_THAT(error_of(file, DataFormat::folder), Catch::Contains(file));
+}
+
+TEST_CASE("dataset: folder reader", "[dataset]") {
+  TempDir dir;
+  const std::string root = dir.path("corpus");
+  dir.write("corpus/sports/b.txt", "Goal!");
+  dir.write("corpus/sports/a.txt", "\xEF\xBB\xBFMatch report.");
+  dir.write("corpus/arts/z.txt", "Painting.");
+  dir.write("corpus/arts/.hidden", "ignored");
+  dir.write("corpus/README", "not a class");
+  fs::create_directories(dir.path("corpus/empty"));
+  const auto xs = han::read_examples(root, DataFormat::folder, true);
+  REQUIRE(xs.size() == 3);
+  CHECK(labels_of(xs) == Strings{"arts", "sports", "sports"});
+  CHECK(texts_of(xs) == Strings{"Painting.", "Match report.", "Goal!"});
+  CHECK(xs[1].source == (fs::path(root) / "sports" / "a.txt").string());
+  CHECK(xs[0].has_label);
+  CHECK(han::collect_labels(xs) == Strings{"arts", "sports"});
+}
+
+TEST_CASE("dataset: collect_labels, encode and unknown labels", "[dataset]") {
+  std::vector<Example> xs(4);
+  xs[0] = {"pos", true, "Good. Very good!", "f:1"};
+  xs[1] = {"neg", true, "Bad film\n\n", "f:2"};
+  xs[2] = {"", false, "", "f:3"};
+  xs[3] = {"pos", true, "unseen words", "f:4"};
+  const Strings labels = han::collect_labels(xs);
+  CHECK(labels == Strings{"neg", "pos"});
+
+  const han::Vocab vocab = han::Vocab::from_words({"<pad>", "<unk>", "good", ".", "bad", "!"});
+  const han::Tokenizer tokenizer;
+  const auto docs = han::encode_all(xs, tokenizer, vocab, labels);
+  REQUIRE(docs.size() == 4);
+  CHECK(docs[0].label == 1);
+  CHECK(docs[0].sentences == std::vector<std::vector<std::int32_t>>{{2, 3}, {1, 2, 5}});
+  CHECK(docs[0].tokens() == 5);
+  CHECK(docs[1].label == 0);
+  CHECK(docs[1].sentences == std::vector<std::vector<std::int32_t>>{{4, 1}});
+  CHECK(docs[2].label == -1);
+  CHECK(docs[2].sentences.empty());
+  CHECK(docs[2].tokens() == 0);
+  CHECK(docs[3].sentences == std::vector<std::vector<std::int32_t>>{{1, 1}});
+
+  const Example other{"maybe", true, "good", "dev.jsonl:9"};
+  CHECK_THROWS_WITH(han::encode(other, tokenizer, vocab, labels),
+                    "dev.jsonl:9: label \"maybe\" is not one of the model's 2 labels");
+  CHECK_THROWS_AS(han::encode_all({other}, tokenizer, vocab, labels), han::Error);
+  const han::Document d = han::encode(other, tokenizer, vocab, labels, true);
+  CHECK(d.label == -1);
+  CHECK(d.sentences == std::vector<std::vector<std::int32_t>>{{2}});
+  CHECK(han::encode(xs[0], tokenizer, vocab, labels).label == 1);
+
+  // Caps from the tokenizer options apply.
+  han::TokenizerOptions capped;
+  capped.max_sentences = 1;
+  capped.max_words = 1;
+  const auto c = han::encode(xs[0], han::Tokenizer(capped), vocab, labels);
+  CHECK(c.sentences == std::vector<std::vector<std::int32_t>>{{2}});
+}

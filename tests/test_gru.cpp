@@ -1,0 +1,109 @@
+// The packed GRU against a naive one-sequence-at-a-time GRU, and gradients.
+#include <catch2/catch.hpp>
+
+#include "han/layers/gru.h"
+#include "han/layers/linear.h"
+#include "han/parameters.h"
+#include "support/gradcheck.h"
+
+using namespace han;
+using han::test::check_gradient;
+using han::test::projected;
+using han::test::random_matrix;
+
+namespace {
+
+// Textbook GRU over one sequence (columns of x), written independently of the packed one.
+Matrix naive_gru(const GruParams& p, const Matrix& x, bool reverse) {
+  const Index H = p.hidden(), L = x.cols();
+  Vector h = Vector::Zero(H);
+  Matrix out(H, L);
+  auto sigmoid = [](float v) { return 1.0f / (1.0f + std::exp(-v)); };
+  for (Index k = 0; k < L; ++k) {
+    const Index t = reverse ? L - 1 - k : k;
+    const Vector gx = p.W * x.col(t) + p.b_ih.col(0);
+    const Vector gh = p.U * h + p.b_hh.col(0);
+    Vector next(H);
+    for (Index i = 0; i < H; ++i) {
+      const float r = sigmoid(gx(i) + gh(i));
+      const float z = sigmoid(gx(H + i) + gh(H + i));
+      const float n = std::tanh(gx(2 * H + i) + r * gh(2 * H + i));
+      next(i) = (1 - z) * n + z * h(i);
+    }
+    h = next;
+    out.col(t) = h;
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("packing sorts by length and visits only real positions", "[gru]") {
+  const Packing pk = make_packing({2, 0, 3, 1});
+  CHECK(pk.total == 6);
+  REQUIRE(pk.steps() == 3);
+  CHECK(pk.active == std::vector<Index>{3, 2, 1});
+  // flat columns: seq0 = {0,1}, seq2 = {2,3,4}, seq3 = {5}
+  CHECK(pk.forward_source == std::vector<Index>{2, 0, 5, 3, 1, 4});
+  CHECK(pk.backward_source == std::vector<Index>{4, 1, 5, 3, 0, 2});
+}
+
+TEST_CASE("packed biGRU equals a naive GRU run on each sequence alone", "[gru]") {
+  Rng rng(11);
+  const Index D = 5, H = 4;
+  const BiGruParams p = bigru_init(D, H, rng);
+  const std::vector<Index> lengths = {3, 7, 1, 0, 5, 7, 2};
+  Index T = 0;
+  for (Index l : lengths) T += l;
+  const Matrix x = random_matrix(D, T, rng);
+  BiGruCache c;
+  const Matrix out = bigru_forward(p, x, lengths, c);
+  REQUIRE(out.rows() == 2 * H);
+  REQUIRE(out.cols() == T);
+  Index start = 0;
+  for (Index len : lengths) {
+    if (len == 0) continue;
+    const Matrix seq = x.middleCols(start, len);
+    CHECK((out.middleCols(start, len).topRows(H) - naive_gru(p.fwd, seq, false)).cwiseAbs().maxCoeff() <= 1e-5f);
+    CHECK((out.middleCols(start, len).bottomRows(H) - naive_gru(p.bwd, seq, true)).cwiseAbs().maxCoeff() <= 1e-5f);
+    start += len;
+  }
+}
+
+TEST_CASE("biGRU gradients for parameters and inputs over mixed lengths", "[gru][gradcheck]") {
+  Rng rng(5);
+  const Index D = 4, H = 3;
+  BiGruParams p = bigru_init(D, H, rng);
+  const std::vector<Index> lengths = {4, 0, 2, 5, 1};
+  Matrix x = random_matrix(D, 12, rng);
+  const Matrix R = random_matrix(2 * H, 12, rng);
+  auto loss = [&] {
+    BiGruCache c;
+    return projected(bigru_forward(p, x, lengths, c), R);
+  };
+  BiGruCache c;
+  bigru_forward(p, x, lengths, c);
+  BiGruParams g = zeros_like(p);
+  const Matrix dx = bigru_backward(p, c, R, g);
+  check_gradient("x", x, dx, loss, 48);
+  std::vector<ParamRef> refs = zip_params(p, g);
+  for (ParamRef& r : refs) check_gradient(r.name, *r.value, *r.grad, loss);
+}
+
+TEST_CASE("linear layer gradients", "[linear][gradcheck]") {
+  Rng rng(2);
+  LinearParams p = linear_init(5, 3, rng);
+  Matrix x = random_matrix(5, 4, rng);
+  const Matrix R = random_matrix(3, 4, rng);
+  auto loss = [&] {
+    LinearCache c;
+    return projected(linear_forward(p, x, c), R);
+  };
+  LinearCache c;
+  linear_forward(p, x, c);
+  LinearParams g = zeros_like(p);
+  const Matrix dx = linear_backward(p, c, R, g);
+  check_gradient("x", x, dx, loss);
+  check_gradient("W", p.W, g.W, loss);
+  check_gradient("b", p.b, g.b, loss);
+}

@@ -1,0 +1,222 @@
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <string>
+
+#include "han/error.h"
+#include "han/io.h"
+#include "han/model_file.h"
+
+using Catch::Contains;
+using nlohmann::json;
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    static int counter = 0;
+    path = fs::temp_directory_path() /
+           ("han_test_model_file_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
+    fs::remove_all(path);
+    fs::create_directories(path);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+};
+
+json small_header() {
+  return json{{"config", {{"model", {{"mask", "renorm"}}}}},
+              {"vocab", {"<pad>", "<unk>", "the", "caf\xc3\xa9"}},
+              {"labels", {"neg", "pos"}}};
+}
+
+std::vector<han::NamedTensor> small_tensors() {
+  han::Matrix a(2, 3);
+  a << 1.0f, -2.5f, 3.25f, 0.0f, -0.0f, 1e-30f;
+  han::Matrix b(1, 1);
+  b << std::numeric_limits<float>::denorm_min();
+  han::Matrix empty(0, 4);
+  return {{"word.embedding", a}, {"bias", b}, {"empty", empty}};
+}
+
+bool same_bits(const han::Matrix& x, const han::Matrix& y) {
+  if (x.rows() != y.rows() || x.cols() != y.cols()) return false;
+  return x.size() == 0 || std::memcmp(x.data(), y.data(), sizeof(float) * x.size()) == 0;
+}
+
+// Little-endian u32 at `pos`.
+void poke_u32(std::string& s, std::size_t pos, std::uint32_t v) {
+  for (int i = 0; i < 4; ++i) s[pos + i] = static_cast<char>((v >> (8 * i)) & 0xFF);
+}
+
+// Recomputes the trailing FNV-1a 64 checksum (for hand-made files).
+void reseal(std::string& s) {
+  std::uint64_t h = 0xcbf29ce484222325ULL;
+  for (std::size_t i = 0; i + 8 < s.size(); ++i) {
+    h ^= static_cast<unsigned char>(s[i]);
+    h *= 0x100000001b3ULL;
+  }
+  for (int i = 0; i < 8; ++i) s[s.size() - 8 + i] = static_cast<char>((h >> (8 * i)) & 0xFF);
+}
+
+}  // namespace
+
+TEST_CASE("model file layout starts with magic and version, little-endian", "[model_file]") {
+  const std::string bytes = han::serialize_model(json::object(), {});
+  REQUIRE(bytes.size() == 8 + 4 + 8 + 2 + 4 + 8);  // header "{}"
+  CHECK(bytes.substr(0, 8) == "HANMODEL");
+  CHECK(bytes.substr(8, 4) == std::string("\x01\x00\x00\x00", 4));
+  CHECK(bytes.substr(12, 8) == std::string("\x02\0\0\0\0\0\0\0", 8));
+  CHECK(bytes.substr(20, 2) == "{}");
+  CHECK(bytes.substr(22, 4) == std::string(4, '\0'));
+  // The trailing checksum is FNV-1a 64 of everything before it (recomputed independently).
+  std::string copy = bytes;
+  reseal(copy);
+  CHECK(copy == bytes);
+}
+
+TEST_CASE("model file round trip is bit-exact", "[model_file]") {
+  const json header = small_header();
+  const auto tensors = small_tensors();
+  const std::string bytes = han::serialize_model(header, tensors);
+  const han::ModelFileContents m = han::parse_model(bytes, "m.han");
+  CHECK(m.version == han::kModelFormatVersion);
+  CHECK(m.header == header);
+  REQUIRE(m.tensors.size() == tensors.size());
+  for (std::size_t i = 0; i < tensors.size(); ++i) {
+    CHECK(m.tensors[i].name == tensors[i].name);
+    CHECK(same_bits(m.tensors[i].value, tensors[i].value));
+  }
+  // -0.0 keeps its sign bit, the denormal survives.
+  CHECK(std::signbit(m.tensors[0].value(1, 1)));
+  CHECK(m.tensors[1].value(0, 0) == std::numeric_limits<float>::denorm_min());
+  // NaN and infinities too.
+  han::Matrix special(1, 3);
+  special << std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity(),
+      -std::numeric_limits<float>::infinity();
+  const auto back = han::parse_model(han::serialize_model(json::object(), {{"s", special}}), "x");
+  CHECK(same_bits(back.tensors[0].value, special));
+  // Serialisation is deterministic.
+  CHECK(han::serialize_model(header, tensors) == bytes);
+}
+
+TEST_CASE("save and load model files", "[model_file]") {
+  TempDir dir;
+  const std::string path = (dir.path / "model.han").string();
+  han::save_model_file(path, small_header(), small_tensors());
+  const auto m = han::load_model_file(path);
+  CHECK(m.header == small_header());
+  REQUIRE(m.tensors.size() == 3);
+  CHECK(same_bits(m.tensors[0].value, small_tensors()[0].value));
+  REQUIRE_THROWS_WITH(han::load_model_file((dir.path / "none.han").string()), Contains("no such file"));
+}
+
+TEST_CASE("every truncation of a model file is refused", "[model_file]") {
+  const std::string bytes = han::serialize_model(small_header(), small_tensors());
+  for (std::size_t n = 0; n < bytes.size(); ++n) {
+    INFO("length " << n);
+    const std::string cut = bytes.substr(0, n);
+    REQUIRE_THROWS_AS(han::parse_model(cut, "m.han"), han::Error);
+    if (n >= 12) {
+      REQUIRE_THROWS_WITH(han::parse_model(cut, "m.han"), Contains("m.han: model file is truncated"));
+    }
+  }
+  // Extra bytes at the end are refused too.
+  REQUIRE_THROWS_AS(han::parse_model(bytes + std::string(1, '\0'), "m.han"), han::Error);
+  REQUIRE_THROWS_AS(han::parse_model(bytes + bytes, "m.han"), han::Error);
+}
+
+TEST_CASE("every single flipped byte is refused", "[model_file]") {
+  const std::string bytes = han::serialize_model(small_header(), small_tensors());
+  for (std::size_t i = 0; i < bytes.size(); ++i) {
+    for (unsigned char mask : {0x01, 0x80, 0xFF}) {
+      INFO("byte " << i << " mask " << int(mask));
+      std::string bad = bytes;
+      bad[i] = static_cast<char>(static_cast<unsigned char>(bad[i]) ^ mask);
+      REQUIRE_THROWS_AS(han::parse_model(bad, "m.han"), han::Error);
+    }
+  }
+  // A flip in the data region is reported as corruption.
+  std::string bad = bytes;
+  bad[bytes.size() - 12] ^= 0x10;
+  REQUIRE_THROWS_WITH(han::parse_model(bad, "m.han"),
+                      Contains("m.han: model file is corrupted (checksum mismatch)"));
+}
+
+TEST_CASE("foreign files and other versions are refused clearly", "[model_file]") {
+  REQUIRE_THROWS_WITH(han::parse_model("", "m.han"), Contains("m.han: not a han model file"));
+  REQUIRE_THROWS_WITH(han::parse_model("{\"config\": {}}", "m.han"), Contains("m.han: not a han model file"));
+  REQUIRE_THROWS_WITH(han::parse_model(std::string(100, '\0'), "m.han"), Contains("not a han model file"));
+  std::string other = han::serialize_model(small_header(), small_tensors());
+  other[0] = 'X';
+  REQUIRE_THROWS_WITH(han::parse_model(other, "m.han"), Contains("m.han: not a han model file"));
+
+  std::string future = han::serialize_model(small_header(), small_tensors());
+  poke_u32(future, 8, 7);
+  reseal(future);
+  REQUIRE_THROWS_WITH(han::parse_model(future, "m.han"),
+                      Contains("m.han: model format version 7 is not supported (this han reads version 1)"));
+  // Even without a valid checksum, the version is what gets reported.
+  poke_u32(future, 8, 2);
+  REQUIRE_THROWS_WITH(han::parse_model(future, "m.han"), Contains("model format version 2 is not supported"));
+  try {
+    han::parse_model(future, "m.han");
+  } catch (const han::Error& e) {
+    CHECK(e.exit_code() == 2);
+  }
+}
+
+TEST_CASE("structurally bad files with a valid checksum are refused", "[model_file]") {
+  // Header that is not a JSON object.
+  {
+    std::string s = han::serialize_model(json::array({1, 2}), {});
+    REQUIRE_THROWS_WITH(han::parse_model(s, "m.han"), Contains("m.han: model file is corrupted"));
+  }
+  // Header that is not JSON at all: replace "{}" by "{{" and reseal.
+  {
+    std::string s = han::serialize_model(json::object(), {});
+    s[21] = '{';
+    reseal(s);
+    REQUIRE_THROWS_WITH(han::parse_model(s, "m.han"), Contains("corrupted"));
+  }
+  // Duplicate tensor names.
+  {
+    han::Matrix m(1, 1);
+    m << 1.0f;
+    const std::string s = han::serialize_model(json::object(), {{"w", m}, {"w", m}});
+    REQUIRE_THROWS_WITH(han::parse_model(s, "m.han"), Contains("corrupted") && Contains("duplicate"));
+  }
+  // A huge header length or tensor shape with a recomputed checksum: no huge allocation.
+  {
+    std::string s = han::serialize_model(json::object(), {});
+    for (int i = 0; i < 8; ++i) s[12 + i] = '\xff';
+    reseal(s);
+    REQUIRE_THROWS_AS(han::parse_model(s, "m.han"), han::Error);
+  }
+  {
+    han::Matrix m(1, 1);
+    m << 1.0f;
+    std::string s = han::serialize_model(json::object(), {{"w", m}});
+    const std::size_t rows_at = 8 + 4 + 8 + 2 + 4 + 4 + 1;
+    poke_u32(s, rows_at, 0xFFFFFFFFu);
+    poke_u32(s, rows_at + 4, 0xFFFFFFFFu);
+    reseal(s);
+    REQUIRE_THROWS_WITH(han::parse_model(s, "m.han"), Contains("corrupted"));
+  }
+  {
+    std::string s = han::serialize_model(json::object(), {});
+    poke_u32(s, 22, 0xFFFFFFFFu);  // tensor count
+    reseal(s);
+    REQUIRE_THROWS_WITH(han::parse_model(s, "m.han"), Contains("corrupted"));
+  }
+}

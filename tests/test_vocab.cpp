@@ -1,0 +1,77 @@
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+#include "han/error.h"
+#include "han/tokenizer.h"
+#include "han/vocab.h"
+
+using han::TokenizedText;
+using han::Vocab;
+using han::VocabBuilder;
+
+namespace {
+
+using Words = std::vector<std::string>;
+
+VocabBuilder builder_with_counts() {
+  // the:5 cat:3 dog:3 ant:3 zebra:1 émile:3 (é sorts after ASCII by bytes)
+  VocabBuilder b;
+  b.add(TokenizedText{{"the", "cat", "the", "dog"}, {"the", "zebra"}});
+  b.add(TokenizedText{{"the", "cat", "ant", "\u00E9mile"}, {"dog", "the"}});
+  b.add(TokenizedText{{"cat", "ant", "dog", "ant", "\u00E9mile", "\u00E9mile"}});
+  return b;
+}
+
+}  // namespace
+
+TEST_CASE("vocab: default has PAD and UNK only", "[vocab]") {
+  const Vocab v;
+  REQUIRE(v.size() == 2);
+  CHECK(v.word(Vocab::kPad) == "<pad>");
+  CHECK(v.word(Vocab::kUnk) == "<unk>");
+  CHECK(v.id("<pad>") == Vocab::kPad);
+  CHECK(v.id("anything") == Vocab::kUnk);
+}
+
+TEST_CASE("vocab: ordering by count then bytes", "[vocab]") {
+  const VocabBuilder b = builder_with_counts();
+  CHECK(b.distinct_words() == 6);
+  const Vocab v = b.build(1, 0);
+  CHECK(v.words() == Words{"<pad>", "<unk>", "the", "ant", "cat", "dog", "\u00E9mile", "zebra"});
+  CHECK(v.id("the") == 2);
+  CHECK(v.id("ant") == 3);
+  CHECK(v.id("zebra") == 7);
+  CHECK(v.id("missing") == Vocab::kUnk);
+  CHECK(v.word(6) == "\u00E9mile");
+}
+
+TEST_CASE("vocab: min_count and max_size", "[vocab]") {
+  const VocabBuilder b = builder_with_counts();
+  CHECK(b.build(3, 0).words() == Words{"<pad>", "<unk>", "the", "ant", "cat", "dog", "\u00E9mile"});
+  CHECK(b.build(4, 0).words() == Words{"<pad>", "<unk>", "the"});
+  CHECK(b.build(6, 0).words() == Words{"<pad>", "<unk>"});
+  // max_size counts PAD and UNK; ties are cut in byte order.
+  CHECK(b.build(1, 4).words() == Words{"<pad>", "<unk>", "the", "ant"});
+  CHECK(b.build(1, 2).words() == Words{"<pad>", "<unk>"});
+  CHECK(b.build(1, 100).size() == 8);
+  CHECK(b.build(3, 5).words() == Words{"<pad>", "<unk>", "the", "ant", "cat"});
+}
+
+TEST_CASE("vocab: from_words round trip and validation", "[vocab]") {
+  const Vocab v = builder_with_counts().build(1, 0);
+  const Vocab w = Vocab::from_words(v.words());
+  CHECK(w.words() == v.words());
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    CHECK(w.id(v.words()[i]) == static_cast<std::int32_t>(i));
+  }
+  CHECK_THROWS_AS(Vocab::from_words({}), han::Error);
+  CHECK_THROWS_AS(Vocab::from_words({"<pad>"}), han::Error);
+  CHECK_THROWS_AS(Vocab::from_words({"<unk>", "<pad>", "a"}), han::Error);
+  CHECK_THROWS_AS(Vocab::from_words({"<pad>", "<unk>", "a", "b", "a"}), han::Error);
+  CHECK_THROWS_AS(Vocab::from_words({"<pad>", "<unk>", "<pad>"}), han::Error);
+  CHECK_THROWS_WITH(Vocab::from_words({"<pad>", "<unk>", "a", "a"}),
+                    Catch::Contains("duplicate") && Catch::Contains("\"a\""));
+  CHECK(Vocab::from_words({"<pad>", "<unk>"}).size() == 2);
+}
