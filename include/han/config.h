@@ -1,8 +1,10 @@
 #pragma once
 // The run configuration: six JSON sections (data, tokenizer, model, batching,
-// optimizer, trainer). Each section's fields are listed once, in its visit()
-// method, which drives parsing, validation, defaults and serialisation alike.
+// optimizer, trainer). Each section's fields are listed once, in a table in config.cpp,
+// which drives parsing, validation, defaults, serialisation and the reference alike.
 // Unknown keys, wrong types and out-of-range values are han::Error naming the key path.
+#include <cstdint>
+
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>

@@ -1,0 +1,56 @@
+// han eval --model FILE --data FILE [--format F] [--json]
+#include <cstdio>
+
+#include "commands.h"
+#include "han/classifier.h"
+#include "han/dataset.h"
+#include "han/error.h"
+#include "han/metrics.h"
+#include "han/predictor.h"
+#include "logging.h"
+
+namespace han::cli {
+namespace {
+
+struct EvalArgs {
+  std::string model, data, format;
+  bool json = false;
+  int batch_size = 64;
+  int threads = 0;
+  LogOptions log;
+};
+
+void run_eval(const EvalArgs& a) {
+  setup_logging(a.log);
+  const Classifier c = load_classifier(a.model);
+  const DataFormat format = a.format.empty() ? c.config.data.format : parse_data_format(a.format, "--format");
+  const std::vector<Example> examples = read_examples(a.data, format, true);
+  if (examples.empty()) throw han::Error(a.data + ": no documents to evaluate");
+  const std::vector<Document> docs = encode_all(examples, c.tokenizer(), c.vocab, c.labels);
+  const Predictor predictor(c.params, c.config.model, a.threads);
+  const Matrix probs = predictor.predict(docs, a.batch_size);
+  std::vector<std::int32_t> gold;
+  for (const Document& d : docs) gold.push_back(d.label);
+  const Metrics m = compute_metrics(gold, argmax_columns(probs), c.labels.size());
+  const std::string text = a.json ? metrics_to_json(m, c.labels).dump() + "\n" : metrics_to_text(m, c.labels);
+  std::fputs(text.c_str(), stdout);
+  if (std::fflush(stdout) != 0) throw han::Error("cannot write output", 1);
+}
+
+}  // namespace
+
+void add_eval_command(CLI::App& app) {
+  auto args = std::make_shared<EvalArgs>();
+  CLI::App* cmd = app.add_subcommand("eval", "Accuracy, macro-F1, per-class scores and confusion matrix on labelled data");
+  cmd->add_option("-m,--model", args->model, "Model file (model.han)")->required();
+  cmd->add_option("-d,--data", args->data, "Labelled data file (or folder for --format folder)")->required();
+  cmd->add_option("--format", args->format, "Data format (default: the model's data.format)")
+      ->check(CLI::IsMember({"jsonl", "fasttext", "tsv", "folder"}));
+  cmd->add_flag("--json", args->json, "One JSON object instead of tables");
+  cmd->add_option("-b,--batch-size", args->batch_size, "Documents per batch")->default_val(64)->check(CLI::Range(1, 100000));
+  cmd->add_option("-t,--threads", args->threads, "Threads (0 = all cores)")->default_val(0)->check(CLI::Range(0, 1024));
+  add_log_options(*cmd, args->log);
+  cmd->callback([args] { run_eval(*args); });
+}
+
+}  // namespace han::cli

@@ -1,0 +1,253 @@
+// han predict --model FILE [--format tsv|json|html] [--top-k K] [--explain] [PATH ...]
+// Streams: documents are answered in input order, one output line per input line,
+// flushed per batch; a batch is answered early when no more input is ready yet.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <numeric>
+
+#include "commands.h"
+#include "han/classifier.h"
+#include "han/dataset.h"
+#include "han/error.h"
+#include "han/html.h"
+#include "han/io.h"
+#include "han/line_reader.h"
+#include "han/predictor.h"
+#include "logging.h"
+
+namespace han::cli {
+namespace {
+
+struct PredictArgs {
+  std::string model;
+  std::string format = "tsv";
+  std::string input;  // lines | files | jsonl; default: files for paths, lines for stdin
+  int top_k = 1;
+  bool explain = false;
+  int batch_size = 64;
+  int threads = 0;
+  std::vector<std::string> paths;
+  LogOptions log;
+};
+
+// One document to answer: where it came from, what the model read, and any gold label.
+struct Item {
+  std::string path;  // set for --input files
+  std::string gold;
+  bool has_gold = false;
+  TokenizedText words;
+  Document doc;
+};
+
+class Output {
+ public:
+  Output(const PredictArgs& a, const Classifier& c) : a_(a), c_(c) {}
+
+  void write(std::vector<Item>& items, const Matrix& probs, std::vector<Explanation>& explanations) {
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      const auto top = top_k(probs.col(static_cast<Index>(i)));
+      if (a_.format == "html") {
+        AttentionView v;
+        v.heading = items[i].path.empty() ? "document " + std::to_string(++count_) : items[i].path;
+        v.top_k = top;
+        v.gold = items[i].gold;
+        v.words = std::move(items[i].words);
+        v.explanation = std::move(explanations[i]);
+        html_ += attention_section(v);
+      } else if (a_.format == "json") {
+        nlohmann::json j;
+        if (!items[i].path.empty()) j["path"] = items[i].path;
+        j["label"] = top[0].first;
+        j["probability"] = top[0].second;
+        j["top_k"] = nlohmann::json::array();
+        for (const auto& [label, p] : top) j["top_k"].push_back({{"label", label}, {"probability", p}});
+        if (items[i].has_gold) j["gold"] = items[i].gold;
+        if (a_.explain) j["attention"] = explanation_json(items[i].words, explanations[i]);
+        emit(j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+      } else {
+        std::string line = items[i].path.empty() ? "" : items[i].path + "\t";
+        for (std::size_t k = 0; k < top.size(); ++k)
+          line += (k ? "\t" : "") + top[k].first + "\t" + probability(top[k].second);
+        if (items[i].has_gold) line += "\t" + items[i].gold;
+        emit(line);
+      }
+    }
+    if (std::fflush(stdout) != 0) throw han::Error(std::string("cannot write output: ") + std::strerror(errno), 1);
+  }
+
+  void finish() {
+    if (a_.format == "html") {
+      const std::string page = html_page("han predictions: " + a_.model,
+                                         attention_css(),
+                                         "<h1>han predictions</h1><p class=\"legend\">model " + html_escape(a_.model) +
+                                             ". Red bars: sentence attention; blue: word attention (scaled by the "
+                                             "square root of the sentence weight).</p>\n" + html_);
+      emit(page, false);
+    }
+    if (std::fflush(stdout) != 0 || std::ferror(stdout))
+      throw han::Error(std::string("cannot write output: ") + std::strerror(errno), 1);
+  }
+
+ private:
+  std::vector<std::pair<std::string, double>> top_k(const Eigen::Ref<const Vector>& p) const {
+    std::vector<Index> order(p.size());
+    std::iota(order.begin(), order.end(), 0);
+    const std::size_t k = std::min<std::size_t>(static_cast<std::size_t>(a_.top_k), order.size());
+    std::partial_sort(order.begin(), order.begin() + static_cast<long>(k), order.end(),
+                      [&](Index x, Index y) { return p(x) > p(y) || (p(x) == p(y) && x < y); });
+    std::vector<std::pair<std::string, double>> out;
+    for (std::size_t i = 0; i < k; ++i) out.emplace_back(c_.labels[order[i]], p(order[i]));
+    return out;
+  }
+
+  static std::string probability(double p) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.4f", p);
+    return buf;
+  }
+
+  static nlohmann::json explanation_json(const TokenizedText& words, const Explanation& e) {
+    nlohmann::json sentences = nlohmann::json::array();
+    for (std::size_t s = 0; s < e.sentence_weights.size(); ++s) {
+      nlohmann::json ws = nlohmann::json::array();
+      for (std::size_t w = 0; w < e.word_weights[s].size(); ++w) ws.push_back({words[s][w], e.word_weights[s][w]});
+      sentences.push_back({{"weight", e.sentence_weights[s]}, {"words", ws}});
+    }
+    return {{"sentences", sentences}};
+  }
+
+  void emit(const std::string& s, bool newline = true) {
+    if (std::fwrite(s.data(), 1, s.size(), stdout) != s.size() || (newline && std::fputc('\n', stdout) == EOF))
+      throw han::Error(std::string("cannot write output: ") + std::strerror(errno), 1);
+  }
+
+  const PredictArgs& a_;
+  const Classifier& c_;
+  std::string html_;
+  std::size_t count_ = 0;
+};
+
+class Runner {
+ public:
+  Runner(const PredictArgs& a, const Classifier& c)
+      : a_(a), c_(c), tokenizer_(c.tokenizer()), predictor_(c.params, c.config.model, a.threads), out_(a, c) {}
+
+  void add(Item item, const std::string& text) {
+    item.words = tokenizer_.tokenize(text);
+    item.doc.sentences.reserve(item.words.size());
+    for (const Sentence& s : item.words) {
+      std::vector<std::int32_t> ids;
+      ids.reserve(s.size());
+      for (const std::string& w : s) ids.push_back(c_.vocab.id(w));
+      item.doc.sentences.push_back(std::move(ids));
+    }
+    pending_.push_back(std::move(item));
+    if (static_cast<int>(pending_.size()) >= a_.batch_size) flush();
+  }
+
+  void flush() {
+    if (pending_.empty()) return;
+    std::vector<Document> docs;
+    docs.reserve(pending_.size());
+    for (Item& it : pending_) docs.push_back(std::move(it.doc));
+    std::vector<Explanation> explanations;
+    const bool explain = a_.explain || a_.format == "html";
+    const Matrix probs = predictor_.predict(docs, a_.batch_size, explain ? &explanations : nullptr);
+    if (!explain) explanations.resize(docs.size());
+    out_.write(pending_, probs, explanations);
+    pending_.clear();
+  }
+
+  void finish() {
+    flush();
+    out_.finish();
+  }
+
+ private:
+  const PredictArgs& a_;
+  const Classifier& c_;
+  Tokenizer tokenizer_;
+  Predictor predictor_;
+  Output out_;
+  std::vector<Item> pending_;
+};
+
+// Each line of fd is a document (lines) or a JSON record (jsonl).
+void read_lines(Runner& runner, int fd, const std::string& name, bool jsonl) {
+  LineReader reader(fd);
+  std::string line;
+  while (reader.next(line)) {
+    Item item;
+    if (jsonl) {
+      Example e = parse_jsonl_record(line, name + ":" + std::to_string(reader.line_number()), false);
+      item.gold = e.label;
+      item.has_gold = e.has_label;
+      runner.add(std::move(item), e.text);
+    } else {
+      runner.add(std::move(item), line);
+    }
+    if (!reader.ready()) runner.flush();  // answer what we have while input is idle
+  }
+}
+
+void run_predict(PredictArgs& a) {
+  setup_logging(a.log);
+  if (a.top_k < 1) throw han::Error("--top-k: must be at least 1");
+  if (a.batch_size < 1) throw han::Error("--batch-size: must be at least 1");
+  const bool from_stdin = a.paths.empty() || (a.paths.size() == 1 && a.paths[0] == "-");
+  if (a.input.empty()) a.input = from_stdin ? "lines" : "files";
+  if (a.input == "files" && from_stdin)
+    throw han::Error("--input files needs file paths (stdin is read as lines or jsonl)");
+  const Classifier classifier = load_classifier(a.model);
+  Runner runner(a, classifier);
+  if (from_stdin) {
+    read_lines(runner, STDIN_FILENO, "<stdin>", a.input == "jsonl");
+  } else if (a.input == "files") {
+    for (const std::string& path : a.paths) {
+      Item item;
+      item.path = path;
+      runner.add(std::move(item), read_file(path));
+    }
+  } else {
+    for (const std::string& path : a.paths) {
+      require_regular_file(path);
+      const int fd = ::open(path.c_str(), O_RDONLY);
+      if (fd < 0) throw han::Error(path + ": cannot open: " + std::strerror(errno));
+      try {
+        read_lines(runner, fd, path, a.input == "jsonl");
+      } catch (...) {
+        ::close(fd);
+        throw;
+      }
+      ::close(fd);
+    }
+  }
+  runner.finish();
+}
+
+}  // namespace
+
+void add_predict_command(CLI::App& app) {
+  auto args = std::make_shared<PredictArgs>();
+  CLI::App* cmd = app.add_subcommand("predict", "Classify documents: files, or stdin one per line");
+  cmd->add_option("-m,--model", args->model, "Model file (model.han)")->required();
+  cmd->add_option("paths", args->paths, "Documents to classify; none or '-' reads stdin");
+  cmd->add_option("-f,--format", args->format, "Output: tsv (label, probability), json (one object per line), html (a page)")
+      ->check(CLI::IsMember({"tsv", "json", "html"}))
+      ->default_val("tsv");
+  cmd->add_option("-i,--input", args->input, "lines: one document per line; files: each path one document; jsonl: records with a \"text\" field")
+      ->check(CLI::IsMember({"lines", "files", "jsonl"}));
+  cmd->add_option("-k,--top-k", args->top_k, "Best K labels per document")->default_val(1);
+  cmd->add_flag("-e,--explain", args->explain, "json: add sentence and word attention weights");
+  cmd->add_option("-b,--batch-size", args->batch_size, "Documents per batch (and per output flush)")->default_val(64);
+  cmd->add_option("-t,--threads", args->threads, "Threads (0 = all cores)")->default_val(0)->check(CLI::Range(0, 1024));
+  add_log_options(*cmd, args->log);
+  cmd->callback([args] { run_predict(*args); });
+}
+
+}  // namespace han::cli
