@@ -1,0 +1,49 @@
+#pragma once
+// Runs a shell command the way a user would, capturing exit code, stdout and stderr.
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "support/paths.h"
+
+namespace han::test {
+
+struct RunResult {
+  int exit_code = -1;
+  bool signalled = false;
+  std::string out, err;
+};
+
+inline std::string slurp(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Runs `command` under bash with `input` on stdin.
+inline RunResult run(const std::string& command, const std::string& input = "") {
+  static int counter = 0;
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("han_run_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
+  std::filesystem::create_directories(dir);
+  { std::ofstream(dir / "in", std::ios::binary) << input; }
+  const std::string full = "bash -c '" + command + "' < " + (dir / "in").string() + " > " +
+                           (dir / "out").string() + " 2> " + (dir / "err").string();
+  const int status = std::system(full.c_str());
+  RunResult r;
+  r.signalled = WIFSIGNALED(status) || (WIFEXITED(status) && WEXITSTATUS(status) > 128);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = slurp(dir / "out");
+  r.err = slurp(dir / "err");
+  std::filesystem::remove_all(dir);
+  return r;
+}
+
+inline std::string han_cmd(const std::string& args) { return han_binary() + " " + args; }
+
+}  // namespace han::test

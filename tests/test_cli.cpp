@@ -1,0 +1,250 @@
+// The han command line, run as a user runs it: every verb, the stdin contract, and
+// the bad-input errors (exit 2, one line "han: error: ..." naming the file/line/key).
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "support/paths.h"
+#include "support/run.h"
+
+using namespace han::test;
+using nlohmann::json;
+
+namespace {
+
+std::vector<std::string> lines_of(const std::string& s) {
+  std::vector<std::string> out;
+  std::istringstream in(s);
+  std::string line;
+  while (std::getline(in, line)) out.push_back(line);
+  return out;
+}
+
+void write(const std::filesystem::path& p, const std::string& text) { std::ofstream(p, std::ios::binary) << text; }
+
+// One small model trained once on the bundled data and shared by the tests below.
+struct Fixture {
+  std::filesystem::path dir = temp_folder("cli");
+  std::string model = (dir / "run" / "model.han").string();
+  RunResult train;
+  Fixture() {
+    // A small model on part of the bundled data: seconds, not minutes.
+    const auto all = lines_of(slurp(source_path("data/train.jsonl")));
+    std::string small;
+    for (std::size_t i = 0; i < 1200 && i < all.size(); ++i) small += all[i] + "\n";
+    write(dir / "small.jsonl", small);
+    train = run(han_cmd("train --config " + source_path("configs/quickstart.json") + " --output " + (dir / "run").string() +
+                    " --set data.train=" + (dir / "small.jsonl").string() +
+                    " --set trainer.epochs=1 --set model.embedding_dim=32 --set model.word_hidden=16"
+                    " --set model.sentence_hidden=16 --set model.attention_dim=32 --quiet"));
+  }
+};
+
+Fixture& fixture() {
+  static Fixture f;
+  return f;
+}
+
+// A failing command: exit 2, nothing on stdout, one stderr line starting "han: error:".
+void check_user_error(const RunResult& r, const std::string& must_mention) {
+  INFO("stderr: " << r.err);
+  CHECK(r.exit_code == 2);
+  CHECK_FALSE(r.signalled);
+  CHECK(r.out.empty());
+  const auto errs = lines_of(r.err);
+  REQUIRE(errs.size() == 1);
+  CHECK(errs[0].rfind("han: error: ", 0) == 0);
+  CHECK(errs[0].find(must_mention) != std::string::npos);
+}
+
+}  // namespace
+
+TEST_CASE("train writes the model, the effective config, per-epoch metrics and a JSON summary", "[cli][train]") {
+  Fixture& f = fixture();
+  INFO(f.train.err);
+  REQUIRE(f.train.exit_code == 0);
+  const auto out = lines_of(f.train.out);
+  REQUIRE(out.size() == 1);
+  const json summary = json::parse(out[0]);
+  CHECK(summary["model"] == f.model);
+  CHECK(summary["best_epoch"] == 1);
+  CHECK(summary["dev_accuracy"].get<double>() > 0.5);
+  CHECK(summary["test"]["accuracy"].get<double>() > 0.5);
+  CHECK(std::filesystem::exists(f.model));
+  const json cfg = json::parse(slurp(f.dir / "run" / "config.json"));
+  CHECK(cfg["model"]["word_hidden"] == 16);
+  const auto metrics = lines_of(slurp(f.dir / "run" / "metrics.jsonl"));
+  REQUIRE(metrics.size() == 1);
+  const json m = json::parse(metrics[0]);
+  for (const char* key : {"epoch", "train_loss", "dev_accuracy", "dev_macro_f1", "seconds", "docs_per_second",
+                          "tokens_per_second", "padding_fraction"})
+    CHECK(m.contains(key));
+}
+
+TEST_CASE("predict answers every stdin line, in order, empty lines included", "[cli][predict]") {
+  Fixture& f = fixture();
+  std::string input;
+  for (int i = 0; i < 1000; ++i)
+    input += i % 7 == 0 ? "\n" : (i % 2 ? "A wonderful, moving film. Great acting!\n" : "Dull and boring. A waste of time.\r\n");
+  const RunResult r = run(han_cmd("predict --model " + f.model), input);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto out = lines_of(r.out);
+  REQUIRE(out.size() == 1000);
+  for (const auto& line : out) {
+    REQUIRE(line.find('\t') != std::string::npos);
+    const std::string label = line.substr(0, line.find('\t'));
+    CHECK((label == "pos" || label == "neg"));
+  }
+  // Same text, same answer wherever it sits.
+  CHECK(out[1] == out[3]);
+  CHECK(out[2] == out[4]);
+  // A last line without a newline is still a document.
+  CHECK(lines_of(run(han_cmd("predict --model " + f.model), "good\nbad").out).size() == 2);
+}
+
+TEST_CASE("predict gives a document the same probabilities alone and inside a large batch", "[cli][predict]") {
+  Fixture& f = fixture();
+  const std::string doc = "The plot was thin. But the actors were superb and I loved the music.";
+  std::string batch;
+  const auto test_lines = lines_of(slurp(source_path("data/test.jsonl")));
+  for (int i = 0; i < 200; ++i) batch += json::parse(test_lines[i])["text"].get<std::string>().substr(0, 3000) + "\n";
+  for (char& c : batch) if (c == '\r') c = ' ';
+  // Newlines inside the texts were lines of their own above; keep it simple: put our doc in the middle.
+  const auto before = lines_of(batch);
+  std::string input;
+  for (std::size_t i = 0; i < before.size(); ++i) input += (i == before.size() / 2 ? doc + "\n" : "") + before[i] + "\n";
+  const RunResult alone = run(han_cmd("predict --format json --model " + f.model), doc + "\n");
+  const RunResult many = run(han_cmd("predict --format json --batch-size 256 --model " + f.model), input);
+  REQUIRE(alone.exit_code == 0);
+  REQUIRE(many.exit_code == 0);
+  const double p_alone = json::parse(lines_of(alone.out)[0])["probability"];
+  const double p_batch = json::parse(lines_of(many.out)[before.size() / 2])["probability"];
+  CHECK(std::abs(p_alone - p_batch) <= 1e-5);
+}
+
+TEST_CASE("predict on files: tsv with paths, json with top-k and explanations, self-contained html", "[cli][predict]") {
+  Fixture& f = fixture();
+  write(f.dir / "a.txt", "An absolute masterpiece. I loved every minute!");
+  write(f.dir / "b.txt", "Terrible. The worst film I have seen this year.\nAvoid it.");
+  const std::string files = (f.dir / "a.txt").string() + " " + (f.dir / "b.txt").string();
+  const RunResult tsv = run(han_cmd("predict --model " + f.model + " " + files));
+  REQUIRE(tsv.exit_code == 0);
+  const auto rows = lines_of(tsv.out);
+  REQUIRE(rows.size() == 2);
+  CHECK(rows[0].rfind((f.dir / "a.txt").string() + "\t", 0) == 0);
+
+  const RunResult js = run(han_cmd("predict --format json --top-k 2 --explain --model " + f.model + " " + files));
+  REQUIRE(js.exit_code == 0);
+  const json first = json::parse(lines_of(js.out)[1]);
+  CHECK(first["top_k"].size() == 2);
+  CHECK(first["label"] == first["top_k"][0]["label"]);
+  const json& sentences = first["attention"]["sentences"];
+  REQUIRE(sentences.size() == 3);
+  double total = 0;
+  for (const json& s : sentences) total += s["weight"].get<double>();
+  CHECK(total == Approx(1.0).margin(1e-4));
+  CHECK(sentences[2]["words"][0][0] == "avoid");
+
+  const RunResult html = run(han_cmd("predict --format html --model " + f.model + " " + files));
+  REQUIRE(html.exit_code == 0);
+  CHECK(html.out.rfind("<!DOCTYPE html>", 0) == 0);
+  for (const char* external : {"http://", "https://", "src=", "<link", "@import", "url("})
+    CHECK(html.out.find(external) == std::string::npos);
+  CHECK(html.out.find("masterpiece") != std::string::npos);
+
+  const RunResult jsonl = run(han_cmd("predict --input jsonl --model " + f.model),
+                              "{\"text\": \"great fun\", \"label\": \"pos\"}\n{\"text\": \"awful\"}\n");
+  REQUIRE(jsonl.exit_code == 0);
+  const auto jl = lines_of(jsonl.out);
+  REQUIRE(jl.size() == 2);
+  CHECK(jl[0].substr(jl[0].rfind('\t') + 1) == "pos");  // the gold label is echoed
+}
+
+TEST_CASE("eval prints accuracy, per-class scores and the confusion matrix", "[cli][eval]") {
+  Fixture& f = fixture();
+  const RunResult text = run(han_cmd("eval --model " + f.model + " --data " + source_path("data/dev.jsonl")));
+  REQUIRE(text.exit_code == 0);
+  CHECK(text.out.find("accuracy") != std::string::npos);
+  CHECK(text.out.find("confusion") != std::string::npos);
+  const RunResult js = run(han_cmd("eval --json --model " + f.model + " --data " + source_path("data/dev.jsonl")));
+  REQUIRE(js.exit_code == 0);
+  const json m = json::parse(js.out);
+  for (const char* key : {"accuracy", "macro_f1", "per_class", "confusion"}) CHECK(m.contains(key));
+  CHECK(m["per_class"]["pos"]["support"].get<int>() + m["per_class"]["neg"]["support"].get<int>() == 500);
+}
+
+TEST_CASE("info shows format version, labels, vocabulary and parameter count", "[cli][info]") {
+  Fixture& f = fixture();
+  const RunResult r = run(han_cmd("info --json --model " + f.model));
+  REQUIRE(r.exit_code == 0);
+  const json info = json::parse(r.out);
+  CHECK(info["format_version"] == 1);
+  CHECK(info["labels"] == json({"neg", "pos"}));
+  CHECK(info["vocabulary_size"].get<int>() > 100);
+  CHECK(info["parameters"].get<long>() > 1000);
+  CHECK(run(han_cmd("info --model " + f.model)).out.find("parameters") != std::string::npos);
+}
+
+TEST_CASE("bad input: exit 2 and one line naming the file, line or key", "[cli][errors]") {
+  Fixture& f = fixture();
+  const auto d = f.dir;
+  const std::string train = source_path("data/train.jsonl");
+  auto config = [&](const std::string& name, const std::string& text) {
+    write(d / name, text);
+    return (d / name).string();
+  };
+  SECTION("missing config file") { check_user_error(run(han_cmd("train --config /nonexistent/c.json")), "/nonexistent/c.json"); }
+  SECTION("a directory where a file is expected") {
+    check_user_error(run(han_cmd("train --config " + d.string())), d.string());
+    check_user_error(run(han_cmd("predict --model " + d.string())), d.string());
+  }
+  SECTION("malformed config JSON names the line") {
+    check_user_error(run(han_cmd("train --config " + config("bad.json", "{\n\"model\": {\"mask\": none}}"))), "bad.json:2");
+  }
+  SECTION("unknown key") {
+    check_user_error(run(han_cmd("train --config " + config("u.json", "{\"model\": {\"hiden\": 3}}"))), "model.hiden");
+  }
+  SECTION("wrong type") {
+    check_user_error(run(han_cmd("train --config " + config("t.json", "{\"trainer\": {\"epochs\": \"ten\"}}"))), "trainer.epochs");
+  }
+  SECTION("out of range, also through --set") {
+    check_user_error(run(han_cmd("train --config " + config("r.json", "{\"model\": {\"dropout\": 1.5}}"))), "model.dropout");
+    check_user_error(run(han_cmd("train --config " + config("ok.json", "{}") + " --set batching.batch_size=-1")), "batching.batch_size");
+    check_user_error(run(han_cmd("train --config " + config("ok2.json", "{}") + " --set model.nope=1")), "model.nope");
+  }
+  SECTION("missing data file") {
+    check_user_error(run(han_cmd("train --config " + config("m.json", "{\"data\": {\"train\": \"missing.jsonl\"}}"))), "missing.jsonl");
+  }
+  SECTION("malformed data line names file and line") {
+    write(d / "broken.jsonl", "{\"label\": \"a\", \"text\": \"x\"}\n{\"label\": \"b\", \"text\": \n");
+    check_user_error(run(han_cmd("train --config " + config("b.json", "{\"data\": {\"train\": \"broken.jsonl\"}}"))), "broken.jsonl:2");
+  }
+  SECTION("empty training set") {
+    write(d / "empty.jsonl", "");
+    check_user_error(run(han_cmd("train --config " + config("e.json", "{\"data\": {\"train\": \"empty.jsonl\"}}"))), "empty.jsonl");
+  }
+  SECTION("unknown label at eval") {
+    write(d / "odd.jsonl", "{\"label\": \"pos\", \"text\": \"fine\"}\n{\"label\": \"meh\", \"text\": \"so so\"}\n");
+    check_user_error(run(han_cmd("eval --model " + f.model + " --data " + (d / "odd.jsonl").string())), "odd.jsonl:2");
+  }
+  SECTION("model file from another format version, truncated, or foreign") {
+    std::string bytes = slurp(f.model);
+    std::string future = bytes;
+    future[8] = 9;  // the version field follows the 8-byte magic
+    write(d / "future.han", future);
+    check_user_error(run(han_cmd("info --model " + (d / "future.han").string())), "version");
+    write(d / "short.han", bytes.substr(0, bytes.size() / 2));
+    check_user_error(run(han_cmd("predict --model " + (d / "short.han").string())), "short.han");
+    write(d / "foreign.han", "{\"not\": \"a model\"}");
+    check_user_error(run(han_cmd("eval --model " + (d / "foreign.han").string() + " --data " + train)), "foreign.han");
+  }
+  SECTION("usage errors") {
+    const RunResult r = run(han_cmd("predict"));
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.rfind("han: error: ", 0) == 0);
+    CHECK(run(han_cmd("frobnicate")).exit_code == 2);
+  }
+}
