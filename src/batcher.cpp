@@ -63,4 +63,14 @@ std::vector<BatchIndices> inference_batches(const std::vector<Document>& docs, I
   return cut(order, 0, static_cast<Index>(order.size()), batch_size);
 }
 
+std::vector<BatchIndices> evaluation_batches(const std::vector<Document>& docs, BatchStrategy strategy,
+                                             Index batch_size, std::uint64_t seed) {
+  if (strategy == BatchStrategy::bucket) return inference_batches(docs, batch_size);
+  std::vector<Index> order(docs.size());
+  for (Index i = 0; i < static_cast<Index>(docs.size()); ++i) order[i] = i;
+  Rng rng(seed);
+  rng.shuffle(order);
+  return cut(order, 0, static_cast<Index>(order.size()), batch_size);
+}
+
 }  // namespace han

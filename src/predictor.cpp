@@ -81,9 +81,14 @@ Matrix Predictor::predict_batch(const std::vector<Document>& docs, const std::ve
 
 Matrix Predictor::predict(const std::vector<Document>& docs, Index batch_size,
                           std::vector<Explanation>* explanations, PaddingAttention* padding) const {
+  return predict(docs, inference_batches(docs, batch_size), explanations, padding);
+}
+
+Matrix Predictor::predict(const std::vector<Document>& docs, const std::vector<BatchIndices>& batches,
+                          std::vector<Explanation>* explanations, PaddingAttention* padding) const {
   Matrix out(params_.output.W.rows(), static_cast<Index>(docs.size()));
   if (explanations) explanations->assign(docs.size(), Explanation());
-  for (const BatchIndices& indices : inference_batches(docs, batch_size)) {
+  for (const BatchIndices& indices : batches) {
     std::vector<Explanation> batch_explanations;
     const Matrix p = predict_batch(docs, indices, explanations ? &batch_explanations : nullptr, padding);
     for (std::size_t i = 0; i < indices.size(); ++i) {

@@ -99,7 +99,10 @@ DevScore score_dev(const HanParams& params, const Config& cfg, const Corpus& cor
   DevScore s;
   if (corpus.dev.empty()) return s;
   const Predictor predictor(params, cfg.model, threads);
-  const Matrix probs = predictor.predict(corpus.dev, cfg.batching.batch_size);
+  // Dev batches padded as training batches are, so an unmasked model is scored as it behaves.
+  const Matrix probs = predictor.predict(
+      corpus.dev, evaluation_batches(corpus.dev, cfg.batching.strategy, cfg.batching.batch_size,
+                                     derive_seed(cfg.trainer.seed, 4)));
   std::vector<std::int32_t> gold;
   for (const Document& d : corpus.dev) gold.push_back(d.label);
   const Metrics m = compute_metrics(gold, argmax_columns(probs), corpus.labels.size());

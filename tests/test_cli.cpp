@@ -248,3 +248,55 @@ TEST_CASE("bad input: exit 2 and one line naming the file, line or key", "[cli][
     CHECK(run(han_cmd("frobnicate")).exit_code == 2);
   }
 }
+
+TEST_CASE("ablate trains every variant, writes ablation.json and report.html, and re-uses finished runs",
+          "[cli][ablate]") {
+  Fixture& f = fixture();
+  const std::string out = (f.dir / "ablate").string();
+  const std::string cmd = han_cmd("ablate --config " + source_path("configs/quickstart.json") + " --output " + out +
+                                  " --seeds 2 --set data.train=" + (f.dir / "small.jsonl").string() +
+                                  " --set trainer.epochs=1 --set model.embedding_dim=16 --set model.word_hidden=8"
+                                  " --set model.sentence_hidden=8 --set model.attention_dim=16");
+  const RunResult r = run(cmd);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("renorm") != std::string::npos);
+  const json a = json::parse(slurp(out + "/ablation.json"));
+  REQUIRE(a["variants"].size() == 6);
+  for (const json& v : a["variants"]) {
+    INFO(v.dump());
+    for (const char* key : {"mask", "batching", "seeds", "accuracy", "macro_f1", "vs_renorm", "pad_attention_mass",
+                            "padding_fraction", "invariance_error", "epochs_to_best", "seconds_per_epoch", "dev_curve"})
+      CHECK(v.contains(key));
+    CHECK(v["accuracy"]["values"].size() == 2);
+    CHECK(v["accuracy"]["sd"].get<double>() >= 0);
+    CHECK(v["dev_curve"].size() == 2);
+    const bool masked = v["mask"] != "none";
+    if (v["mask"] == "renorm") {
+      CHECK(v["vs_renorm"].is_null());
+    } else {
+      CHECK(v["vs_renorm"]["ci95"].size() == 2);
+      CHECK(v["vs_renorm"]["ci95"][0].get<double>() <= v["vs_renorm"]["mean_diff"].get<double>());
+    }
+    if (masked) {
+      CHECK(v["pad_attention_mass"]["word"].get<double>() == 0.0);
+      CHECK(v["pad_attention_mass"]["sentence"].get<double>() == 0.0);
+      CHECK(v["invariance_error"].get<double>() <= 1e-5);
+    } else {
+      CHECK(v["pad_attention_mass"]["word"].get<double>() > 0.0);
+      CHECK(v["invariance_error"].get<double>() > 1e-5);
+    }
+    CHECK(v["padding_fraction"]["word"].get<double>() > 0.0);
+  }
+  const std::string html = slurp(out + "/report.html");
+  CHECK(html.rfind("<!DOCTYPE html>", 0) == 0);
+  CHECK(html.find("<svg") != std::string::npos);
+  for (const char* external : {"https://", "src=", "<link", "@import", "url(", "<script"})
+    CHECK(html.find(external) == std::string::npos);
+  // Re-run on the same folder: nothing is trained again.
+  const RunResult again = run(cmd);
+  REQUIRE(again.exit_code == 0);
+  CHECK(again.err.find("training ") == std::string::npos);
+  CHECK(again.err.find("re-using") != std::string::npos);
+  CHECK(json::parse(slurp(out + "/ablation.json"))["variants"] == a["variants"]);
+}

@@ -34,6 +34,11 @@ class Batcher {
 // little padding is computed; callers restore input order through Batch::documents.
 std::vector<BatchIndices> inference_batches(const std::vector<Document>& docs, Index batch_size);
 
+// Batches for evaluating under a batching strategy, every document included: bucket =
+// inference_batches; random = a seeded shuffle cut into batches (padding as in training).
+std::vector<BatchIndices> evaluation_batches(const std::vector<Document>& docs, BatchStrategy strategy,
+                                             Index batch_size, std::uint64_t seed);
+
 // Orders indices by (sentence count, longest sentence), both ascending; stable.
 void sort_by_length(const std::vector<Document>& docs, std::vector<Index>& indices);
 

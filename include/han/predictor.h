@@ -30,6 +30,10 @@ class Predictor {
   Matrix predict(const std::vector<Document>& docs, Index batch_size,
                  std::vector<Explanation>* explanations = nullptr,
                  PaddingAttention* padding = nullptr) const;
+  // The same over given batches (every document in exactly one of them).
+  Matrix predict(const std::vector<Document>& docs, const std::vector<std::vector<Index>>& batches,
+                 std::vector<Explanation>* explanations = nullptr,
+                 PaddingAttention* padding = nullptr) const;
   // Probabilities (C, B) for docs[indices] padded together as one batch, in that order.
   Matrix predict_batch(const std::vector<Document>& docs, const std::vector<Index>& indices,
                        std::vector<Explanation>* explanations = nullptr,

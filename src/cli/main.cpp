@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
   han::cli::add_predict_command(app);
   han::cli::add_eval_command(app);
   han::cli::add_info_command(app);
+  han::cli::add_ablate_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -5,13 +5,14 @@
 
 #include "han/error.h"
 #include "han/io.h"
+#include "han/layers/linear.h"
 
 namespace han {
 
 EmbeddingParams embedding_init(Index vocab_size, Index dim, Rng& rng) {
   EmbeddingParams p;
   p.table.resize(dim, vocab_size);
-  for (Index i = 0; i < p.table.size(); ++i) p.table.data()[i] = static_cast<Scalar>(rng.normal());
+  fill_uniform(p.table, -0.1, 0.1, rng);
   return p;
 }
 

@@ -1,0 +1,13 @@
+#pragma once
+// report.html for han ablate: self-contained (inline SVG and CSS only), with learning
+// curves, accuracy with error bars, the padding figures, and example documents shaded
+// by attention under `none` and `renorm` side by side.
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace han {
+
+std::string ablation_report_html(const nlohmann::json& ablation);
+
+}  // namespace han

@@ -1,0 +1,22 @@
+#pragma once
+// Summary statistics for comparing runs over seeds.
+#include <vector>
+
+namespace han {
+
+double mean(const std::vector<double>& x);
+// Sample standard deviation (n - 1 in the denominator); 0 for fewer than 2 values.
+double sample_sd(const std::vector<double>& x);
+// The 0.975 quantile of Student's t with df degrees of freedom (df >= 1).
+double t_quantile_975(int df);
+
+struct PairedDifference {
+  double mean_diff = 0;
+  double ci_low = 0, ci_high = 0;  // 95 % t interval of the mean difference (= mean when n < 2)
+  int wins = 0, ties = 0, n = 0;   // a[i] > b[i], a[i] == b[i]
+};
+
+// a[i] - b[i] over paired runs (same seed).
+PairedDifference paired_difference(const std::vector<double>& a, const std::vector<double>& b);
+
+}  // namespace han

@@ -1,0 +1,67 @@
+// han ablate --config FILE [--seeds N] [--masks none,renorm,additive] [--batching bucket,random] [--output DIR]
+#include <spdlog/spdlog.h>
+
+#include <cstdio>
+#include <filesystem>
+
+#include "commands.h"
+#include "han/ablation.h"
+#include "han/corpus.h"
+#include "han/error.h"
+#include "han/io.h"
+#include "han/report.h"
+#include "logging.h"
+
+namespace han::cli {
+namespace {
+
+struct AblateArgs {
+  std::string config;
+  std::vector<std::string> overrides;
+  std::string output;
+  int seeds = 3;
+  std::vector<std::string> masks = {"none", "renorm", "additive"};
+  std::vector<std::string> batchings = {"bucket", "random"};
+  LogOptions log;
+};
+
+void run_ablate(AblateArgs& a) {
+  setup_logging(a.log);
+  const Config cfg = load_config_file(a.config, a.overrides);
+  if (a.output.empty()) a.output = (std::filesystem::path("runs") / ("ablate-" + std::filesystem::path(a.config).stem().string())).string();
+  AblationOptions options;
+  options.output_dir = a.output;
+  options.seeds.clear();
+  for (int s = 1; s <= a.seeds; ++s) options.seeds.push_back(cfg.trainer.seed + static_cast<std::uint64_t>(s - 1));
+  options.masks.clear();
+  for (const auto& m : a.masks) options.masks.push_back(parse_mask_mode(m, "--masks"));
+  options.batchings.clear();
+  for (const auto& b : a.batchings) options.batchings.push_back(parse_batch_strategy(b, "--batching"));
+  options.log = [](const std::string& line) { spdlog::info("{}", line); };
+  const Corpus corpus = load_corpus(cfg);
+  const nlohmann::json result = run_ablation(cfg, corpus, options);
+  write_file_atomically((std::filesystem::path(a.output) / "ablation.json").string(), result.dump(1) + "\n");
+  write_file_atomically((std::filesystem::path(a.output) / "report.html").string(), ablation_report_html(result));
+  std::fputs(ablation_table(result).c_str(), stdout);
+  std::printf("wrote %s/ablation.json and %s/report.html\n", a.output.c_str(), a.output.c_str());
+  if (std::fflush(stdout) != 0) throw han::Error("cannot write output", 1);
+}
+
+}  // namespace
+
+void add_ablate_command(CLI::App& app) {
+  auto args = std::make_shared<AblateArgs>();
+  CLI::App* cmd = app.add_subcommand("ablate", "Train every mask x batching variant over seeds and compare them");
+  cmd->add_option("-c,--config", args->config, "JSON config file (needs data.dev)")->required();
+  cmd->add_option("-s,--set", args->overrides, "Override a config key: key.path=value (repeatable)")->allow_extra_args(false);
+  cmd->add_option("-o,--output", args->output, "Output folder (default: runs/ablate-<config name>); finished runs are re-used");
+  cmd->add_option("-n,--seeds", args->seeds, "Seeds per variant (trainer.seed, +1, ...)")->default_val(3)->check(CLI::Range(1, 1000));
+  cmd->add_option("--masks", args->masks, "Mask modes to compare")
+      ->delimiter(',')->check(CLI::IsMember({"none", "renorm", "additive"}));
+  cmd->add_option("--batching", args->batchings, "Batching strategies to compare")
+      ->delimiter(',')->check(CLI::IsMember({"bucket", "random"}));
+  add_log_options(*cmd, args->log);
+  cmd->callback([args] { run_ablate(*args); });
+}
+
+}  // namespace han::cli
