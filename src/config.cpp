@@ -64,6 +64,14 @@ std::string enum_choices(const char* sep) {
   return out;
 }
 
+// `s` as a JSON string for messages: escapes control characters (one line) and
+// replaces invalid UTF-8 (from the command line) instead of throwing. Long text is cut.
+std::string quote(const std::string& s) {
+  std::string q = json(s.size() > 200 ? s.substr(0, 200) : s).dump(-1, ' ', false, json::error_handler_t::replace);
+  if (s.size() > 200) q += "...";
+  return q;
+}
+
 // `key` names the setting in the message (it may carry an origin prefix).
 template <class E>
 E parse_enum(const std::string& s, const std::string& key) {
@@ -78,7 +86,7 @@ E parse_enum(const std::string& s, const std::string& key) {
     allowed += n;
     allowed += '"';
   }
-  throw Error(key + ": must be one of " + allowed + ", got " + json(s).dump());
+  throw Error(key + ": must be one of " + allowed + ", got " + quote(s));
 }
 
 // ---------------------------------------------------------------------------
@@ -321,7 +329,7 @@ std::string unknown_key_message(const std::string& prefix, const std::string& se
     }
   }
   const std::string full = section.empty() ? key : section + "." + key;
-  return prefix + "unknown key " + json(full).dump() + suggestion(key, cands);
+  return prefix + "unknown key " + quote(full) + suggestion(key, cands);
 }
 
 const KeyInfo* find_key(const std::string& section, const std::string& key) {
@@ -333,7 +341,29 @@ const KeyInfo* find_key(const std::string& section, const std::string& key) {
 
 std::string prefix_of(const std::string& origin) { return origin.empty() ? "" : origin + ": "; }
 
+// Nesting depth of a JSON value, counted without recursion (a hostile file may nest
+// 100000 arrays; recursive printing would overflow the stack).
+std::size_t nesting_depth(const json& v) {
+  std::size_t deepest = 0;
+  std::vector<std::pair<const json*, std::size_t>> todo{{&v, 1}};
+  while (!todo.empty()) {
+    const auto [j, d] = todo.back();
+    todo.pop_back();
+    deepest = std::max(deepest, d);
+    if (j->is_structured()) {
+      for (const auto& child : *j) todo.emplace_back(&child, d + 1);
+    }
+  }
+  return deepest;
+}
+
 std::string show(const json& v) {
+  if (v.is_structured() && nesting_depth(v) > 16) {
+    return std::string("a deeply nested ") + v.type_name();
+  }
+  if (v.is_string() && v.get_ref<const std::string&>().size() > 200) {
+    return json(v.get_ref<const std::string&>().substr(0, 57)).dump(-1, ' ', false, json::error_handler_t::replace) + "...";
+  }
   std::string s = v.dump(-1, ' ', false, json::error_handler_t::replace);
   if (s.size() > 60) s = s.substr(0, 57) + "...";
   return s;
@@ -569,6 +599,14 @@ std::string parse_reason(const std::string& what) {
   return bracket == std::string::npos ? what : what.substr(bracket + 2);
 }
 
+// The message stays one printable line whatever bytes the excerpt held.
+std::string printable(std::string s) {
+  for (char& c : s) {
+    if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) == 0x7F) c = '?';
+  }
+  return s;
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------------------
@@ -622,7 +660,7 @@ void apply_overrides(nlohmann::json& j, const std::vector<std::string>& override
   for (const std::string& o : overrides) {
     const std::size_t eq = o.find('=');
     if (eq == std::string::npos || eq == 0) {
-      throw Error("--set: expected key.path=value, got " + json(o).dump());
+      throw Error("--set: expected key.path=value, got " + quote(o));
     }
     const std::string path = o.substr(0, eq);
     const std::string text = o.substr(eq + 1);
@@ -660,7 +698,9 @@ Config load_config_file(const std::string& path, const std::vector<std::string>&
     const std::size_t pos = e.byte == 0 ? 0 : e.byte - 1;
     const auto [line, col] = line_col(text, pos);
     throw Error(path + ":" + std::to_string(line) + ":" + std::to_string(col) +
-                ": malformed JSON: " + parse_reason(e.what()));
+                ": malformed JSON: " + printable(parse_reason(e.what())));
+  } catch (const json::exception& e) {  // e.g. out_of_range 406: a number like 1e400
+    throw Error(path + ": malformed JSON: " + printable(parse_reason(e.what())));
   }
   apply_overrides(j, overrides);
   Config c = config_from_json(j, path);

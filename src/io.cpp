@@ -1,8 +1,10 @@
 #include "han/io.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -37,16 +39,48 @@ struct FileCloser {
 }  // namespace
 
 std::string read_file(const std::string& path) {
+  ReadOptions options;
+  options.max_bytes = static_cast<std::size_t>(-1);
+  return read_file(path, options);
+}
+
+std::string read_file(const std::string& path, const ReadOptions& options) {
   check_not_missing_or_folder(path);
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (!f) throw Error(path + ": cannot read: " + std::strerror(errno));
   FileCloser closer{f};
+  struct stat st;
+  const bool regular = ::fstat(::fileno(f), &st) == 0 && S_ISREG(st.st_mode);
+  std::size_t limit = options.max_bytes;
+  if (!regular) limit = std::min(limit, kMaxStreamBytes);
+  const auto too_large = [&] {
+    return Error(path + ": larger than " + std::to_string(limit) + " bytes, the most han reads");
+  };
+  if (options.truncated) *options.truncated = false;
   std::string out;
+  if (regular && st.st_size > 0) {
+    const auto size = static_cast<std::size_t>(st.st_size);
+    if (size > limit && !options.truncate) throw too_large();
+    out.reserve(std::min(size, limit));  // one allocation, no doubling copies
+  }
   char buf[1 << 16];
   for (;;) {
-    const std::size_t n = std::fread(buf, 1, sizeof buf, f);
+    // One byte past the limit tells "exactly limit bytes" from "more".
+    const std::size_t remaining = limit - std::min(limit, out.size());
+    const std::size_t want = remaining >= sizeof buf ? sizeof buf : remaining + 1;
+    const std::size_t n = std::fread(buf, 1, want, f);
+    if (out.size() + n > limit) {
+      if (!options.truncate) throw too_large();
+      out.append(buf, limit - out.size());
+      if (options.truncated) *options.truncated = true;
+      break;
+    }
     out.append(buf, n);
-    if (n < sizeof buf) {
+    if (!options.expected_prefix.empty() && out.size() >= 1) {
+      const std::size_t k = std::min(out.size(), options.expected_prefix.size());
+      if (out.compare(0, k, options.expected_prefix.substr(0, k)) != 0) break;
+    }
+    if (n < want) {
       if (std::ferror(f)) throw Error(path + ": cannot read: " + std::strerror(errno), 1);
       break;
     }

@@ -1,8 +1,10 @@
 #include "han/line_reader.h"
 
 #include <poll.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -10,7 +12,17 @@
 
 namespace han {
 
-LineReader::LineReader(int fd, std::size_t max_line_bytes) : fd_(fd), max_line_bytes_(max_line_bytes) {}
+namespace {
+constexpr std::size_t kChunk = std::size_t{1} << 16;
+}  // namespace
+
+LineReader::LineReader(int fd, std::size_t max_line_bytes, bool cr_ends_line)
+    : fd_(fd), max_line_bytes_(max_line_bytes), cr_ends_line_(cr_ends_line) {
+  struct stat st;
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+    file_size_ = static_cast<std::size_t>(st.st_size);
+  }
+}
 
 bool LineReader::fill() {
   if (eof_) return false;
@@ -18,7 +30,7 @@ bool LineReader::fill() {
     buffer_.erase(0, pos_);
     pos_ = 0;
   }
-  char chunk[1 << 16];
+  char chunk[kChunk];
   ssize_t n;
   do n = ::read(fd_, chunk, sizeof chunk);
   while (n < 0 && errno == EINTR);
@@ -33,18 +45,33 @@ bool LineReader::fill() {
 
 bool LineReader::next(std::string& line) {
   line.clear();
-  bool seen = false;  // any byte (or the newline) of this line
+  truncated_ = false;
+  bool seen = false;  // any byte (or the line break) of this line
   for (;;) {
-    const std::size_t nl = buffer_.find('\n', pos_);
+    const std::size_t nl =
+        cr_ends_line_ ? buffer_.find_first_of("\n\r", pos_) : buffer_.find('\n', pos_);
     const std::size_t end = nl == std::string::npos ? buffer_.size() : nl;
     if (end > pos_) {
       seen = true;
       const std::size_t room = max_line_bytes_ - std::min(max_line_bytes_, line.size());
-      line.append(buffer_, pos_, std::min(room, end - pos_));
+      const std::size_t take = std::min(room, end - pos_);
+      if (take < end - pos_) truncated_ = true;
+      // A long line in a regular file: size it once instead of doubling (each doubling
+      // briefly holds two copies). Reserved pages cost nothing until written.
+      if (take > 0 && line.size() + take > line.capacity() && line.capacity() >= kChunk &&
+          file_size_ > 0) {
+        line.reserve(std::min(max_line_bytes_, file_size_));
+      }
+      line.append(buffer_, pos_, take);
     }
     if (nl != std::string::npos) {
-      pos_ = nl + 1;
       seen = true;
+      pos_ = nl + 1;
+      if (buffer_[nl] == '\r' && cr_ends_line_) {
+        // "\r\n" is one line break: look at the next byte, reading it if needed.
+        if (pos_ == buffer_.size()) fill();
+        if (pos_ < buffer_.size() && buffer_[pos_] == '\n') ++pos_;
+      }
       break;
     }
     pos_ = buffer_.size();
@@ -53,13 +80,17 @@ bool LineReader::next(std::string& line) {
       break;
     }
   }
-  if (!line.empty() && line.back() == '\r') line.pop_back();
+  if (!cr_ends_line_ && !line.empty() && line.back() == '\r') line.pop_back();
   ++line_number_;
   return true;
 }
 
 bool LineReader::ready() {
-  if (buffer_.find('\n', pos_) != std::string::npos || eof_) return true;
+  if (eof_) return true;
+  if (cr_ends_line_ ? buffer_.find_first_of("\n\r", pos_) != std::string::npos
+                    : buffer_.find('\n', pos_) != std::string::npos) {
+    return true;
+  }
   pollfd p{fd_, POLLIN, 0};
   return ::poll(&p, 1, 0) > 0;
 }

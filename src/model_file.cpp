@@ -77,6 +77,23 @@ class Reader {
   bool ok_ = true;
 };
 
+// A real header nests about four levels (header, config, section, value).
+constexpr std::size_t kMaxHeaderDepth = 64;
+
+// Whether `j` nests deeper than `limit` levels, checked without recursion.
+bool nesting_exceeds(const nlohmann::json& j, std::size_t limit) {
+  std::vector<std::pair<const nlohmann::json*, std::size_t>> todo{{&j, 1}};
+  while (!todo.empty()) {
+    const auto [v, depth] = todo.back();
+    todo.pop_back();
+    if (depth > limit) return true;
+    if (v->is_structured()) {
+      for (const auto& child : *v) todo.emplace_back(&child, depth + 1);
+    }
+  }
+  return false;
+}
+
 // Byte count of a rows x cols float32 tensor, or false if it exceeds `limit`.
 bool tensor_bytes(std::uint32_t rows, std::uint32_t cols, std::size_t limit, std::uint64_t* n) {
   if (rows == 0 || cols == 0) {
@@ -195,6 +212,8 @@ ModelFileContents parse_model(const std::string& bytes, const std::string& origi
   if (out.header.is_discarded() || !out.header.is_object()) {
     throw corrupted("header is not a JSON object");
   }
+  // Callers copy and print parts of the header, which recurses: refuse absurd nesting.
+  if (nesting_exceeds(out.header, kMaxHeaderDepth)) throw corrupted("header is nested too deeply");
   const std::uint32_t count = r.u32();
   if (!r.ok()) throw corrupted("missing tensor count");
   std::set<std::string> names;
@@ -231,7 +250,9 @@ void save_model_file(const std::string& path, const nlohmann::json& header,
 }
 
 ModelFileContents load_model_file(const std::string& path) {
-  return parse_model(read_file(path), path);
+  ReadOptions options;
+  options.expected_prefix = std::string_view(kMagic, kMagicSize);  // /dev/zero: refused at once
+  return parse_model(read_file(path, options), path);
 }
 
 }  // namespace han
