@@ -3,7 +3,9 @@
 #include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 
 #include "commands.h"
@@ -43,6 +45,10 @@ int main(int argc, char** argv) {
     return 1;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "han: error: %s\n", e.what());
+    return 1;
+  }
+  if (std::fflush(stdout) != 0 || std::ferror(stdout)) {  // e.g. han info > /dev/full
+    std::fprintf(stderr, "han: error: cannot write output: %s\n", std::strerror(errno));
     return 1;
   }
   return 0;

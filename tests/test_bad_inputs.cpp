@@ -1,0 +1,335 @@
+// Hostile and odd inputs, run through the real han binary as a user runs it. The cases
+// live in tests/bad_inputs/cases.json (file, command, expected exit code, what the one
+// stderr line must name); inputs too big or too derived to commit (a 100 MB line, a
+// model cut at each section boundary) are generated here. Every failure must be exit 2
+// (bad input) or 1 (I/O fault) with exactly one line "han: error: ...", never a signal.
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <cstdint>
+#include <cstdlib>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "support/paths.h"
+#include "support/run.h"
+
+using namespace han::test;
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::vector<std::string> lines_of(const std::string& s) {
+  std::vector<std::string> out;
+  std::istringstream in(s);
+  std::string line;
+  while (std::getline(in, line)) out.push_back(line);
+  return out;
+}
+
+void write(const fs::path& p, const std::string& bytes) {
+  std::ofstream out(p, std::ios::binary);
+  out << bytes;
+}
+
+void replace_all(std::string& s, const std::string& from, const std::string& to) {
+  for (std::size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) {
+    s.replace(at, from.size(), to);
+  }
+}
+
+struct Outcome {
+  int exit_code = -1;
+  bool signalled = false;
+  std::string out, err;
+  long max_rss_kb = -1;  // peak resident memory of the command, when measurable
+};
+
+// Runs `script` (bash, so redirections like "> /dev/full" work) with `stdin_path` as
+// stdin. The script goes through a file, so any quoting in it is left alone. Peak memory
+// comes from /usr/bin/time when present, else from getrusage (largest child so far).
+Outcome run_script(const fs::path& dir, const std::string& script, const std::string& stdin_path) {
+  write(dir / "cmd.sh", script + "\n");
+  const bool have_time = ::access("/usr/bin/time", X_OK) == 0;
+  const std::string shell = (have_time ? "/usr/bin/time -f %M -o " + (dir / "rss").string() + " " : std::string()) +
+                            "bash " + (dir / "cmd.sh").string();
+  const std::string full = shell + " < " + stdin_path + " > " + (dir / "out").string() + " 2> " + (dir / "err").string();
+  const int status = std::system(full.c_str());
+  Outcome o;
+  o.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  // bash reports a child killed by a signal as 128 + n; /usr/bin/time adds its own line.
+  o.signalled = WIFSIGNALED(status) || (WIFEXITED(status) && WEXITSTATUS(status) > 128);
+  o.out = slurp(dir / "out");
+  o.err = slurp(dir / "err");
+  if (have_time) {
+    // GNU time may add "Command exited with non-zero status N" before the number.
+    std::string last;
+    for (const std::string& l : lines_of(slurp(dir / "rss"))) {
+      if (l.find("terminated by signal") != std::string::npos) o.signalled = true;
+      if (!l.empty()) last = l;
+    }
+    try {
+      o.max_rss_kb = std::stol(last);
+    } catch (...) {
+    }
+  } else {
+    rusage ru{};
+    if (::getrusage(RUSAGE_CHILDREN, &ru) == 0) o.max_rss_kb = ru.ru_maxrss;
+  }
+  return o;
+}
+
+// The tiny model every predict/eval case uses, trained once per test process in well
+// under a second.
+struct Model {
+  fs::path dir = temp_folder("bad_inputs");
+  std::string path = (dir / "run" / "model.han").string();
+  Model() {
+    const auto all = lines_of(slurp(source_path("data/train.jsonl")));
+    std::string small;
+    for (std::size_t i = 0; i < 300 && i < all.size(); ++i) small += all[i] + "\n";
+    write(dir / "small.jsonl", small);
+    const RunResult r =
+        run(han_cmd("train --quiet --config " + source_path("configs/quickstart.json") + " --output " +
+                    (dir / "run").string() + " --set data.train=" + (dir / "small.jsonl").string() +
+                    " --set data.dev= --set data.test= --set trainer.epochs=1 --set tokenizer.min_count=2"
+                    " --set model.embedding_dim=8 --set model.word_hidden=4 --set model.sentence_hidden=4"
+                    " --set model.attention_dim=8"));
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+  }
+};
+
+Model& model() {
+  static Model m;
+  return m;
+}
+
+// Section boundaries of a model file (see han/model_file.h): offsets where each part starts.
+struct Layout {
+  std::size_t header_start = 20, header_end = 0, count_end = 0, checksum = 0;
+  std::vector<std::pair<std::size_t, std::size_t>> tensors;  // [start, end)
+};
+
+std::uint64_t le(const std::string& b, std::size_t at, int n) {
+  std::uint64_t v = 0;
+  for (int i = 0; i < n; ++i) v |= std::uint64_t(static_cast<unsigned char>(b[at + i])) << (8 * i);
+  return v;
+}
+
+Layout layout_of(const std::string& b) {
+  Layout l;
+  l.header_end = l.header_start + le(b, 12, 8);
+  l.count_end = l.header_end + 4;
+  const auto count = le(b, l.header_end, 4);
+  std::size_t at = l.count_end;
+  for (std::uint64_t t = 0; t < count; ++t) {
+    const std::size_t start = at;
+    const auto name_len = le(b, at, 4);
+    at += 4 + name_len;
+    const auto rows = le(b, at, 4), cols = le(b, at + 4, 4);
+    at += 8 + 4 * rows * cols;
+    l.tensors.emplace_back(start, at);
+  }
+  l.checksum = at;
+  REQUIRE(l.checksum + 8 == b.size());
+  return l;
+}
+
+// Makes the input a case asks for; returns the files (one run each) and sets stdin.
+std::vector<std::string> generate(const json& g, const fs::path& tmp, std::string& stdin_path) {
+  const std::string kind = g.at("kind");
+  const std::string name = g.value("name", "generated");
+  std::vector<std::string> files;
+  if (kind == "stdin_bytes") {
+    const std::string hex = g.at("hex");
+    std::string bytes;
+    for (std::size_t i = 0; i + 1 < hex.size(); i += 2) bytes.push_back(static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16)));
+    write(tmp / "stdin", bytes);
+    stdin_path = (tmp / "stdin").string();
+    return {""};
+  }
+  if (kind == "repeat") {
+    std::string s = g.value("prefix", "");
+    const std::string unit = g.at("unit"), close = g.value("close", "");
+    const int count = g.at("count");
+    s.reserve(s.size() + count * (unit.size() + close.size()) + 64);
+    for (int i = 0; i < count; ++i) s += unit;
+    s += g.value("middle", "");
+    for (int i = 0; i < count; ++i) s += close;
+    s += g.value("suffix", "");
+    write(tmp / name, s);
+    return {(tmp / name).string()};
+  }
+  if (kind == "many_labels") {
+    const int n = g.at("labels");
+    std::string tsv;
+    for (int i = 0; i < n; ++i) tsv += "label" + std::to_string(i) + "\tsome text\n";
+    write(tmp / "many_labels.tsv", tsv);
+    write(tmp / name, R"({"data": {"train": "many_labels.tsv", "format": "tsv"}, "trainer": {"epochs": 1}})");
+    return {(tmp / name).string()};
+  }
+  if (kind == "big_line") {
+    const std::size_t bytes = std::size_t(g.at("mb").get<int>()) << 20;
+    const std::string unit = "great movie and fun ";  // no sentence end: the scan covers it all
+    std::ofstream out(tmp / name, std::ios::binary);
+    out << g.value("prefix", "");
+    std::string block;
+    while (block.size() < (1u << 20)) block += unit;
+    for (std::size_t done = 0; done < bytes; done += block.size()) out << block;
+    out << g.value("suffix", "") << "\n";
+    const std::string prefix = g.value("prefix", "");
+    if (prefix.rfind("{", 0) == 0) out << "{\"label\": \"neg\", \"text\": \"short\"}\n";
+    else if (!prefix.empty()) out << "neg\tshort\n";
+    else if (g.value("stdin", false)) out << "short\n";
+    out.close();
+    if (g.value("stdin", false)) {
+      stdin_path = (tmp / name).string();
+      return {""};
+    }
+    return {(tmp / name).string()};
+  }
+  // The model variants start from the trained model's bytes.
+  const std::string bytes = slurp(model().path);
+  const Layout l = layout_of(bytes);
+  auto cut = [&](std::size_t at, const std::string& tag) {
+    const fs::path p = tmp / ("model_" + tag + ".han");
+    write(p, bytes.substr(0, at));
+    files.push_back(p.string());
+  };
+  if (kind == "model_truncated") {
+    const std::string at = g.at("at");
+    if (at == "magic") cut(4, "in_magic");
+    if (at == "version") cut(10, "in_version");
+    if (at == "header_length") cut(15, "in_header_length");
+    if (at == "header") cut((l.header_start + l.header_end) / 2, "in_header");
+    if (at == "tensor_count") cut(l.header_end + 2, "in_tensor_count");
+    if (at == "each_tensor") {
+      for (std::size_t t = 0; t < l.tensors.size(); ++t) {
+        cut(l.tensors[t].first + 2, "in_tensor" + std::to_string(t) + "_name_length");
+        cut((l.tensors[t].first + l.tensors[t].second) / 2, "in_tensor" + std::to_string(t));
+        cut(l.tensors[t].second - 1, "end_of_tensor" + std::to_string(t));
+      }
+    }
+    if (at == "checksum") cut(bytes.size() - 3, "in_checksum");
+    if (at == "every_boundary") {
+      cut(8, "after_magic");
+      cut(12, "after_version");
+      cut(20, "after_header_length");
+      cut(l.header_end, "after_header");
+      cut(l.count_end, "after_tensor_count");
+      for (std::size_t t = 0; t < l.tensors.size(); ++t) cut(l.tensors[t].second, "after_tensor" + std::to_string(t));
+    }
+    REQUIRE_FALSE(files.empty());
+    return files;
+  }
+  std::string changed = bytes;
+  if (kind == "model_flipped") {
+    const std::size_t at = g.at("at") == "header" ? (l.header_start + l.header_end) / 2
+                                                  : (l.tensors[0].first + l.tensors[0].second) / 2;
+    changed[at] = static_cast<char>(changed[at] ^ 0x10);
+  } else if (kind == "model_version") {
+    changed[8] = static_cast<char>(g.at("version").get<int>());
+  } else {
+    FAIL("unknown generator " << kind);
+  }
+  const fs::path p = tmp / ("model_" + kind + ".han");
+  write(p, changed);
+  return {p.string()};
+}
+
+void check_case(const json& c, const fs::path& tmp) {
+  const std::string name = c.at("name");
+  INFO("case: " << name);
+  std::string stdin_path = "/dev/null";
+  std::vector<std::string> files{""};
+  if (c.contains("generate")) files = generate(c.at("generate"), tmp, stdin_path);
+  for (const std::string& file : files) {
+    std::string cmd = c.at("cmd");
+    replace_all(cmd, "{dir}", source_path("tests/bad_inputs"));
+    replace_all(cmd, "{model}", model().path);
+    replace_all(cmd, "{tmp}", tmp.string());
+    replace_all(cmd, "{file}", file);
+    INFO("command: han " << cmd);
+    const Outcome o = run_script(tmp, han_binary() + " " + cmd, stdin_path);
+    INFO("stderr: " << o.err.substr(0, 2000));
+    CHECK_FALSE(o.signalled);
+    CHECK(o.exit_code == c.at("exit").get<int>());
+    CHECK(o.err.find("terminate called") == std::string::npos);
+    CHECK(o.err.find("Sanitizer") == std::string::npos);
+    if (c.at("exit").get<int>() != 0) {
+      const auto errs = lines_of(o.err);
+      CHECK(errs.size() == 1);
+      if (errs.size() != 1) continue;
+      CHECK(errs[0].rfind("han: error: ", 0) == 0);
+      for (std::string want : c.value("stderr", std::vector<std::string>{})) {
+        replace_all(want, "{file}", file);
+        CHECK_THAT(errs[0], Catch::Contains(want));
+      }
+      if (cmd.find("> /dev/") == std::string::npos) CHECK(o.out.empty());
+    }
+    if (c.contains("stdout_lines")) CHECK(lines_of(o.out).size() == c.at("stdout_lines").get<std::size_t>());
+    if (c.contains("stdout")) CHECK_THAT(o.out, Catch::Contains(c.at("stdout").get<std::string>()));
+    if (c.contains("max_rss_mb") && o.max_rss_kb > 0) {
+      INFO("peak RSS " << o.max_rss_kb / 1024 << " MB");
+      WARN(name << ": peak RSS " << o.max_rss_kb / 1024 << " MB");
+      CHECK(o.max_rss_kb / 1024 <= c.at("max_rss_mb").get<long>());
+    }
+  }
+}
+
+json manifest() { return json::parse(slurp(source_path("tests/bad_inputs/cases.json"))); }
+
+bool is_big(const json& c) { return c.contains("generate") && c["generate"].value("kind", "") == "big_line"; }
+
+}  // namespace
+
+TEST_CASE("bad inputs: every case of tests/bad_inputs/cases.json", "[bad_inputs]") {
+  const json m = manifest();
+  REQUIRE(m.at("cases").size() >= 60);
+  const fs::path tmp = temp_folder("bad_inputs_cases");
+  for (const json& c : m.at("cases")) {
+    if (!is_big(c)) check_case(c, tmp);
+  }
+  fs::remove_all(tmp);
+}
+
+TEST_CASE("bad inputs: 100 MB lines are truncated by the caps with bounded memory", "[bad_inputs][big]") {
+  const json m = manifest();
+  const fs::path tmp = temp_folder("bad_inputs_big");
+  for (const json& c : m.at("cases")) {
+    if (is_big(c)) {
+      check_case(c, tmp);
+      for (const auto& e : fs::directory_iterator(tmp)) {
+        if (e.path().filename().string().rfind("big", 0) == 0) fs::remove(e.path());
+      }
+    }
+  }
+  fs::remove_all(tmp);
+}
+
+TEST_CASE("bad inputs: predict on a long stream keeps memory flat", "[bad_inputs][stream]") {
+  const fs::path tmp = temp_folder("bad_inputs_stream");
+  auto rss_for = [&](int lines) {
+    {
+      std::ofstream out(tmp / "in.txt", std::ios::binary);
+      for (int i = 0; i < lines; ++i) out << "A wonderful film, line " << i << ". Great acting!\n";
+    }
+    const Outcome o = run_script(tmp, han_binary() + " predict --model " + model().path + " | wc -l", (tmp / "in.txt").string());
+    INFO(o.err);
+    REQUIRE(o.exit_code == 0);
+    CHECK(std::stol(o.out) == lines);
+    return o.max_rss_kb;
+  };
+  const long small = rss_for(1000);
+  const long large = rss_for(100000);
+  if (small > 0 && large > 0) {
+    WARN("peak RSS: 1000 lines " << small << " kB, 100000 lines " << large << " kB");
+    CHECK(large <= small + 16 * 1024);
+  }
+  fs::remove_all(tmp);
+}
