@@ -16,7 +16,8 @@ TokenizerOptions tokenizer_options(const TokenizerConfig& cfg) {
 
 Tokenizer Classifier::tokenizer() const { return Tokenizer(tokenizer_options(config.tokenizer)); }
 
-void save_classifier(const std::string& path, const Classifier& c, const nlohmann::json& extra) {
+void save_classifier(const std::string& path, const Classifier& c, const nlohmann::json& extra,
+                     const std::vector<NamedTensor>& extra_tensors) {
   nlohmann::json header = extra;
   header["format"] = "han";
   header["config"] = config_to_json(c.config);
@@ -26,6 +27,7 @@ void save_classifier(const std::string& path, const Classifier& c, const nlohman
   HanParams::fields(c.params, [&](const std::string& name, const Matrix& m) {
     tensors.push_back({name, m});
   });
+  tensors.insert(tensors.end(), extra_tensors.begin(), extra_tensors.end());
   save_model_file(path, header, tensors);
 }
 
@@ -43,7 +45,8 @@ T header_field(const nlohmann::json& header, const char* key, const std::string&
 
 }  // namespace
 
-Classifier load_classifier(const std::string& path) {
+Classifier load_classifier(const std::string& path, std::vector<NamedTensor>* extra_tensors,
+                           nlohmann::json* header) {
   ModelFileContents contents = load_model_file(path);
   const nlohmann::json& h = contents.header;
   Classifier c;
@@ -62,20 +65,19 @@ Classifier load_classifier(const std::string& path) {
       if (t.value.rows() != m.rows() || t.value.cols() != m.cols())
         throw Error(path + ": model file is corrupted (tensor " + name + " has the wrong shape)");
       m = std::move(t.value);
+      t.name.clear();  // taken
       ++matched;
       return;
     }
     throw Error(path + ": model file is corrupted (tensor " + name + " is missing)");
   });
-  if (matched != contents.tensors.size())
-    throw Error(path + ": model file is corrupted (unexpected tensors)");
+  if (matched != contents.tensors.size()) {
+    if (!extra_tensors) throw Error(path + ": model file is corrupted (unexpected tensors)");
+    for (NamedTensor& t : contents.tensors)
+      if (!t.name.empty()) extra_tensors->push_back(std::move(t));
+  }
+  if (header) *header = std::move(contents.header);
   return c;
-}
-
-nlohmann::json read_model_header(const std::string& path, std::uint32_t* version) {
-  ModelFileContents contents = load_model_file(path);
-  if (version) *version = contents.version;
-  return contents.header;
 }
 
 }  // namespace han

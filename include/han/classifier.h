@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "han/config.h"
+#include "han/model_file.h"
 #include "han/model.h"
 #include "han/tokenizer.h"
 #include "han/vocab.h"
@@ -21,12 +22,15 @@ struct Classifier {
 
 TokenizerOptions tokenizer_options(const TokenizerConfig& cfg);
 
-// Writes atomically; `extra` keys (e.g. training summary) go into the JSON header.
+// Writes atomically; `extra` keys (e.g. training summary) go into the JSON header and
+// `extra_tensors` (e.g. a checkpoint's optimizer state) beside the model's own.
 void save_classifier(const std::string& path, const Classifier& c,
-                     const nlohmann::json& extra = nlohmann::json::object());
+                     const nlohmann::json& extra = nlohmann::json::object(),
+                     const std::vector<NamedTensor>& extra_tensors = {});
 // Refuses (han::Error naming the file) anything that is not a complete, consistent model.
-Classifier load_classifier(const std::string& path);
-// The JSON header of a model file (for `han info`), plus its format version.
-nlohmann::json read_model_header(const std::string& path, std::uint32_t* version = nullptr);
+// Tensors that are not the model's go to *extra_tensors if given, else are an error;
+// *header receives the JSON header if given.
+Classifier load_classifier(const std::string& path, std::vector<NamedTensor>* extra_tensors = nullptr,
+                           nlohmann::json* header = nullptr);
 
 }  // namespace han

@@ -37,6 +37,12 @@ struct TrainOptions {
   std::string output_dir;  // "" = write nothing; else model.han and metrics.jsonl go here
   std::function<void(const EpochRecord&)> on_epoch;
   std::function<void(const TrainProgress&)> on_batch;
+  // Checked before every step: when it returns true, the run writes
+  // output_dir/checkpoint.han and returns with interrupted = true.
+  std::function<bool()> stop_requested;
+  // Continue from output_dir/checkpoint.han (same config and data) to the same
+  // parameters an uninterrupted run reaches.
+  bool resume = false;
 };
 
 struct TrainResult {
@@ -45,6 +51,9 @@ struct TrainResult {
   bool stopped_early = false;
   Index skipped_empty = 0;  // empty training documents left out
   HanParams best_params;
+  HanParams last_params;  // after the last step taken
+  bool interrupted = false;
+  std::string checkpoint;  // written when interrupted
   double seconds = 0;
 };
 

@@ -16,9 +16,9 @@ struct InfoArgs {
 };
 
 void run_info(const InfoArgs& a) {
-  const Classifier c = load_classifier(a.model);  // validates the whole file
-  std::uint32_t version = 0;
-  nlohmann::json header = read_model_header(a.model, &version);
+  nlohmann::json header;
+  const Classifier c = load_classifier(a.model, nullptr, &header);  // validates the whole file
+  const std::uint32_t version = kModelFormatVersion;  // a file of any other version is refused
   nlohmann::json info = {{"model", a.model},
                          {"format_version", version},
                          {"labels", c.labels},

@@ -1,6 +1,8 @@
 // han train --config FILE [--set key=value]... [--output DIR]
 #include <spdlog/spdlog.h>
 
+#include <atomic>
+#include <csignal>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -18,8 +20,24 @@
 namespace han::cli {
 namespace {
 
+// Set by SIGINT/SIGTERM: the trainer finishes its step, checkpoints and returns.
+// SA_RESETHAND makes a second signal stop the process at once.
+std::atomic<int> g_stop_signal{0};
+
+extern "C" void request_stop(int sig) { g_stop_signal.store(sig); }
+
+void install_stop_handlers() {
+  struct sigaction sa {};
+  sa.sa_handler = request_stop;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESETHAND;
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+}
+
 struct TrainArgs {
   std::string config;
+  std::string resume;
   std::vector<std::string> overrides;
   std::string output;
   LogOptions log;
@@ -49,11 +67,30 @@ nlohmann::json test_scores(const TrainResult& result, const Config& cfg, const C
 
 void run_train(TrainArgs& a) {
   setup_logging(a.log);
-  Config cfg = load_config_file(a.config, a.overrides);
-  if (a.output.empty()) a.output = default_output(a.config);
-  prepare_output_dir(a.output);
-  write_file_atomically((std::filesystem::path(a.output) / "config.json").string(),
-                        config_to_json(cfg).dump(2) + "\n");
+  if (a.config.empty() == a.resume.empty()) throw han::Error("train needs exactly one of --config FILE or --resume DIR");
+  if (!a.resume.empty() && (!a.overrides.empty() || !a.output.empty()))
+    throw han::Error("--resume continues a run as it was configured: it takes no --set or --output");
+  Config cfg;
+  if (!a.resume.empty()) {
+    a.output = a.resume;
+    const std::string checkpoint = (std::filesystem::path(a.resume) / "checkpoint.han").string();
+    if (!std::filesystem::exists(checkpoint))
+      throw han::Error(checkpoint + ": no checkpoint to resume from (the run finished, or was never interrupted)");
+    // config.json holds the effective config with absolute paths (see below).
+    const std::string saved = (std::filesystem::path(a.resume) / "config.json").string();
+    nlohmann::json j = nlohmann::json::parse(read_file(saved), nullptr, false);
+    if (j.is_discarded()) throw han::Error(saved + ": malformed JSON");
+    cfg = config_from_json(j, saved);
+  } else {
+    cfg = load_config_file(a.config, a.overrides);
+    // Absolute paths keep DIR/config.json valid from any folder (for --resume and reruns).
+    for (std::string* path : {&cfg.data.train, &cfg.data.dev, &cfg.data.test, &cfg.model.embeddings})
+      if (!path->empty()) *path = std::filesystem::absolute(*path).lexically_normal().string();
+    if (a.output.empty()) a.output = default_output(a.config);
+    prepare_output_dir(a.output);
+    write_file_atomically((std::filesystem::path(a.output) / "config.json").string(),
+                          config_to_json(cfg).dump(2) + "\n");
+  }
   const Corpus corpus = load_corpus(cfg);
 
   const bool progress = show_progress(a.log);
@@ -76,8 +113,17 @@ void run_train(TrainArgs& a) {
                  r.epoch, cfg.trainer.epochs, r.train_loss, r.dev_accuracy, r.dev_macro_f1, r.seconds,
                  r.docs_per_second, r.tokens_per_second, r.padding_fraction, r.best ? "  *best" : "");
   };
+  options.resume = !a.resume.empty();
+  install_stop_handlers();
+  options.stop_requested = [] { return g_stop_signal.load() != 0; };
   const TrainResult result = train_model(cfg, corpus, options);
   bar.finish();
+  if (result.interrupted) {
+    std::fprintf(stderr, "han: interrupted: checkpoint written to %s; continue with: han train --resume %s\n",
+                 result.checkpoint.c_str(), a.output.c_str());
+    std::fflush(stderr);
+    std::exit(128 + g_stop_signal.load());
+  }
 
   const EpochRecord& best = result.history[result.best_epoch - 1];
   auto number = [](double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(nullptr); };
@@ -101,7 +147,8 @@ void run_train(TrainArgs& a) {
 void add_train_command(CLI::App& app) {
   auto args = std::make_shared<TrainArgs>();
   CLI::App* cmd = app.add_subcommand("train", "Train a model from a JSON config");
-  cmd->add_option("-c,--config", args->config, "JSON config file (see README: Configuration)")->required();
+  cmd->add_option("-c,--config", args->config, "JSON config file (see README: Configuration)");
+  cmd->add_option("-r,--resume", args->resume, "Continue an interrupted run from DIR/checkpoint.han");
   cmd->add_option("-s,--set", args->overrides, "Override a config key: key.path=value (repeatable)")
       ->allow_extra_args(false);
   cmd->add_option("-o,--output", args->output,

@@ -1,0 +1,105 @@
+// Training faults: an interrupted run resumes to the very parameters of an uninterrupted
+// one; a diverging run stops with a clear message.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+
+#include "han/corpus.h"
+#include "han/error.h"
+#include "han/parameters.h"
+#include "han/trainer.h"
+#include "support/paths.h"
+
+using namespace han;
+
+namespace {
+
+Config tiny_config() {
+  Config cfg;
+  cfg.data.train = han::test::source_path("data/train.jsonl");
+  cfg.data.dev = han::test::source_path("data/dev.jsonl");
+  cfg.tokenizer.min_count = 3;
+  cfg.model.embedding_dim = 16;
+  cfg.model.word_hidden = 8;
+  cfg.model.sentence_hidden = 8;
+  cfg.model.attention_dim = 16;
+  cfg.model.dropout = 0.2;
+  cfg.batching.batch_size = 32;
+  cfg.trainer.epochs = 3;
+  cfg.trainer.threads = 2;
+  return cfg;
+}
+
+}  // namespace
+
+TEST_CASE("a run stopped mid-epoch and resumed reaches the uninterrupted parameters", "[trainer][resume]") {
+  const Config cfg = tiny_config();
+  Corpus corpus = load_corpus(cfg);
+  corpus.train.resize(400);
+  corpus.dev.resize(100);
+  const auto dir = han::test::temp_folder("resume");
+  TrainOptions straight_options;
+  straight_options.output_dir = (dir / "straight").string();
+  std::filesystem::create_directories(straight_options.output_dir);
+  TrainResult straight = train_model(cfg, corpus, straight_options);
+
+  TrainOptions options;
+  options.output_dir = (dir / "stopped").string();
+  std::filesystem::create_directories(options.output_dir);
+  int steps = 0;
+  options.stop_requested = [&] { return ++steps > 17; };  // inside epoch 2 (13 batches per epoch)
+  const TrainResult first = train_model(cfg, corpus, options);
+  REQUIRE(first.interrupted);
+  REQUIRE(std::filesystem::exists(dir / "stopped" / "checkpoint.han"));
+  CHECK(first.history.size() == 1);
+
+  options.stop_requested = nullptr;
+  options.resume = true;
+  TrainResult resumed = train_model(cfg, corpus, options);
+  CHECK_FALSE(resumed.interrupted);
+  CHECK_FALSE(std::filesystem::exists(dir / "stopped" / "checkpoint.han"));
+  REQUIRE(resumed.history.size() == straight.history.size());
+  CHECK(resumed.best_epoch == straight.best_epoch);
+  for (const ParamRef& r : zip_params(resumed.last_params, straight.last_params)) {
+    INFO(r.name);
+    CHECK(r.value->cwiseEqual(*r.grad).all());
+  }
+  for (const ParamRef& r : zip_params(resumed.best_params, straight.best_params)) CHECK(r.value->cwiseEqual(*r.grad).all());
+  for (std::size_t e = 0; e < straight.history.size(); ++e) {
+    CHECK(resumed.history[e].train_loss == straight.history[e].train_loss);
+    CHECK(resumed.history[e].dev_accuracy == straight.history[e].dev_accuracy);
+  }
+}
+
+TEST_CASE("a diverging run stops naming the epoch and step, keeping the best model so far", "[trainer][nan]") {
+  Config cfg = tiny_config();
+  Corpus corpus = load_corpus(cfg);
+  corpus.train.resize(320);
+  corpus.dev.resize(50);
+  // SGD with lr 10 and weight decay 1 multiplies every weight by -9 per step: after
+  // about 40 steps (epoch 4 of 10 steps each) the weights overflow and the loss is NaN.
+  cfg.optimizer.name = OptimizerName::sgd;
+  cfg.optimizer.lr = 10;
+  cfg.optimizer.weight_decay = 1;
+  cfg.optimizer.momentum = 0;
+  cfg.optimizer.clip_norm = 0;
+  cfg.trainer.epochs = 20;
+  cfg.trainer.patience = 0;
+  const auto dir = han::test::temp_folder("nan");
+  TrainOptions options;
+  options.output_dir = dir.string();
+  try {
+    train_model(cfg, corpus, options);
+    FAIL("training should have stopped");
+  } catch (const Error& e) {
+    const std::string message = e.what();
+    INFO(message);
+    CHECK(e.exit_code() == 1);
+    CHECK(message.find("training diverged at epoch ") != std::string::npos);
+    CHECK(message.find(", step ") != std::string::npos);
+    CHECK((message.find("is NaN") != std::string::npos || message.find("is infinite") != std::string::npos));
+    CHECK(message.find((dir / "model.han").string()) != std::string::npos);
+    CHECK(std::filesystem::exists(dir / "model.han"));
+  }
+}
