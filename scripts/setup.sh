@@ -1,7 +1,14 @@
 #!/usr/bin/env bash
 # Installs han's build tools and libraries on Debian 12. Idempotent and non-interactive.
 set -euo pipefail
+# --fuzz: also clang and its sanitizer/libFuzzer runtimes, for scripts/fuzz.sh.
 packages=(build-essential cmake libeigen3-dev libcli11-dev nlohmann-json3-dev libspdlog-dev catch2)
+for arg in "$@"; do
+  case "$arg" in
+    --fuzz) packages+=(clang-14 libclang-rt-14-dev) ;;
+    *) echo "setup.sh: unknown option $arg (known: --fuzz)" >&2; exit 2 ;;
+  esac
+done
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
