@@ -42,11 +42,11 @@ Matrix han_forward(const HanParams& p, const ModelConfig& cfg, const Batch& batc
   c.sentence_columns.clear();
   for (Index b = 0; b < B; ++b)
     for (Index s = 0; s < doc_lengths[b]; ++s) c.sentence_columns.push_back(s + S * b);
-  Matrix sentence_inputs(sentence_vectors.rows(), static_cast<Index>(c.sentence_columns.size()));
+  c.sentence_inputs.resize(sentence_vectors.rows(), static_cast<Index>(c.sentence_columns.size()));
   for (std::size_t k = 0; k < c.sentence_columns.size(); ++k)
-    sentence_inputs.col(static_cast<Index>(k)) = sentence_vectors.col(c.sentence_columns[k]);
+    c.sentence_inputs.col(static_cast<Index>(k)) = sentence_vectors.col(c.sentence_columns[k]);
   const Matrix sentence_states =
-      bigru_forward(p.sentence_gru, sentence_inputs, doc_lengths, c.sentence_gru);
+      bigru_forward(p.sentence_gru, c.sentence_inputs, doc_lengths, c.sentence_gru);
   Matrix docs = attention_forward(p.sentence_attention, sentence_states, batch.sentence_mask,
                                   cfg.mask, cfg.pooling, c.sentence_attention);  // (2Hs, B)
   c.dropout_mask = dropout;
@@ -61,13 +61,13 @@ void han_backward(const HanParams& p, HanCache& c, const Matrix& d_logits, HanPa
   const Matrix d_sentence_states =
       attention_backward(p.sentence_attention, c.sentence_attention, d_docs, g.sentence_attention);
   const Matrix d_sentence_inputs =
-      bigru_backward(p.sentence_gru, c.sentence_gru, d_sentence_states, g.sentence_gru);
+      bigru_backward(p.sentence_gru, c.sentence_gru, c.sentence_inputs, d_sentence_states, g.sentence_gru);
   Matrix d_sentence_vectors = Matrix::Zero(d_sentence_inputs.rows(), c.padded_sentences);
   for (std::size_t k = 0; k < c.sentence_columns.size(); ++k)
     d_sentence_vectors.col(c.sentence_columns[k]) = d_sentence_inputs.col(static_cast<Index>(k));
   const Matrix d_word_states =
       attention_backward(p.word_attention, c.word_attention, d_sentence_vectors, g.word_attention);
-  const Matrix d_x = bigru_backward(p.word_gru, c.word_gru, d_word_states, g.word_gru);
+  const Matrix d_x = bigru_backward(p.word_gru, c.word_gru, c.x, d_word_states, g.word_gru);
   if (train_embeddings) embedding_backward(c.token_ids, d_x, g.embedding);
 }
 

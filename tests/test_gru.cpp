@@ -84,7 +84,7 @@ TEST_CASE("biGRU gradients for parameters and inputs over mixed lengths", "[gru]
   BiGruCache c;
   bigru_forward(p, x, lengths, c);
   BiGruParams g = zeros_like(p);
-  const Matrix dx = bigru_backward(p, c, R, g);
+  const Matrix dx = bigru_backward(p, c, x, R, g);
   check_gradient("x", x, dx, loss, 48);
   std::vector<ParamRef> refs = zip_params(p, g);
   for (ParamRef& r : refs) check_gradient(r.name, *r.value, *r.grad, loss);

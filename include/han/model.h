@@ -53,6 +53,7 @@ struct HanCache {
   AttentionCache word_attention;               // alpha: (W, S*B) word weights
   std::vector<Index> sentence_columns;         // (N) column s + S*b of each real sentence
   Index padded_sentences = 0;                  // S*B
+  Matrix sentence_inputs;                      // (2Hw, N) sentence vectors of real sentences
   BiGruCache sentence_gru;
   AttentionCache sentence_attention;           // alpha: (S, B) sentence weights
   Matrix dropout_mask;                         // (2Hs, B) or empty: no dropout

@@ -1,4 +1,6 @@
 // han eval --model FILE --data FILE [--format F] [--json]
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
 
 #include "commands.h"
@@ -28,11 +30,20 @@ void run_eval(const EvalArgs& a) {
   if (examples.empty()) throw han::Error(a.data + ": no documents to evaluate");
   const std::vector<Document> docs = encode_all(examples, c.tokenizer(), c.vocab, c.labels);
   const Predictor predictor(c.params, c.config.model, a.threads);
+  const auto start = std::chrono::steady_clock::now();
   const Matrix probs = predictor.predict(docs, a.batch_size);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::int64_t tokens = 0;
+  for (const Document& d : docs) tokens += d.tokens();
   std::vector<std::int32_t> gold;
   for (const Document& d : docs) gold.push_back(d.label);
   const Metrics m = compute_metrics(gold, argmax_columns(probs), c.labels.size());
-  const std::string text = a.json ? metrics_to_json(m, c.labels).dump() + "\n" : metrics_to_text(m, c.labels);
+  nlohmann::json j = metrics_to_json(m, c.labels);
+  // Prediction speed (tokenizing excluded), for benchmarks.
+  j["seconds"] = seconds;
+  j["docs_per_second"] = static_cast<double>(docs.size()) / std::max(seconds, 1e-9);
+  j["tokens_per_second"] = static_cast<double>(tokens) / std::max(seconds, 1e-9);
+  const std::string text = a.json ? j.dump() + "\n" : metrics_to_text(m, c.labels);
   std::fputs(text.c_str(), stdout);
   if (std::fflush(stdout) != 0) throw han::Error("cannot write output", 1);
 }

@@ -51,9 +51,7 @@ GruParams gru_init(Index input_dim, Index hidden, Rng& rng) {
 
 void gru_forward(const GruParams& p, const Packing& pk, GruCache& c) {
   const Index H = p.hidden(), T = pk.total;
-  c.gx.resize(3 * H, T);
-  c.gx.noalias() = p.W * c.x;
-  c.gx.colwise() += p.b_ih.col(0);
+  HAN_ASSERT(c.gx.rows() == 3 * H && c.gx.cols() == T);
   for (Matrix* m : {&c.h, &c.h_prev, &c.r, &c.z, &c.n, &c.gh_n}) m->resize(H, T);
   const Index max_active = pk.steps() ? pk.active[0] : 0;
   Matrix gh(3 * H, max_active);  // (3H, active) U h_prev + b_hh for one step
@@ -81,8 +79,8 @@ void gru_forward(const GruParams& p, const Packing& pk, GruCache& c) {
   }
 }
 
-Matrix gru_backward(const GruParams& p, const Packing& pk, GruCache& c, const Matrix& d_h,
-                    GruParams& g) {
+void gru_backward(const GruParams& p, const Packing& pk, GruCache& c, const Matrix& d_h,
+                  GruParams& g) {
   const Index H = p.hidden(), T = pk.total;
   c.dgates.resize(3 * H, T);
   c.dgh.resize(3 * H, T);
@@ -114,9 +112,6 @@ Matrix gru_backward(const GruParams& p, const Packing& pk, GruCache& c, const Ma
   }
   g.U.noalias() += c.dgh * c.h_prev.transpose();
   g.b_hh += c.dgh.rowwise().sum();
-  g.W.noalias() += c.dgates * c.x.transpose();
-  g.b_ih += c.dgates.rowwise().sum();
-  return p.W.transpose() * c.dgates;
 }
 
 BiGruParams bigru_init(Index input_dim, Index hidden, Rng& rng) {
@@ -128,9 +123,11 @@ BiGruParams bigru_init(Index input_dim, Index hidden, Rng& rng) {
 
 namespace {
 
-void gather_columns(const Matrix& src, const std::vector<Index>& source, Matrix& dst) {
-  dst.resize(src.rows(), static_cast<Index>(source.size()));
-  for (std::size_t k = 0; k < source.size(); ++k) dst.col(static_cast<Index>(k)) = src.col(source[k]);
+// [fwd; bwd] stacked row-wise: (6H, D) weights or (6H, 1) biases.
+Matrix stacked(const Matrix& fwd, const Matrix& bwd) {
+  Matrix out(fwd.rows() + bwd.rows(), fwd.cols());
+  out << fwd, bwd;
+  return out;
 }
 
 }  // namespace
@@ -140,33 +137,52 @@ Matrix bigru_forward(const BiGruParams& p, const Matrix& x, const std::vector<In
   c.packing = make_packing(lengths);
   const Packing& pk = c.packing;
   HAN_ASSERT(pk.total == x.cols());
-  gather_columns(x, pk.forward_source, c.fwd.x);
-  gather_columns(x, pk.backward_source, c.bwd.x);
+  const Index H = p.fwd.hidden(), T = pk.total;
+  Matrix g(6 * H, T);  // (6H, T) both directions' input projections, flat order
+  g.noalias() = stacked(p.fwd.W, p.bwd.W) * x;
+  g.colwise() += stacked(p.fwd.b_ih, p.bwd.b_ih).col(0);
+  c.fwd.gx.resize(3 * H, T);
+  c.bwd.gx.resize(3 * H, T);
+  for (Index k = 0; k < T; ++k) {
+    c.fwd.gx.col(k) = g.col(pk.forward_source[k]).head(3 * H);
+    c.bwd.gx.col(k) = g.col(pk.backward_source[k]).tail(3 * H);
+  }
   gru_forward(p.fwd, pk, c.fwd);
   gru_forward(p.bwd, pk, c.bwd);
-  const Index H = p.fwd.hidden();
-  Matrix out(2 * H, pk.total);
-  for (Index k = 0; k < pk.total; ++k) {
+  c.fwd.gx = Matrix();  // backward does not need the projections: free them early
+  c.bwd.gx = Matrix();
+  Matrix out(2 * H, T);
+  for (Index k = 0; k < T; ++k) {
     out.col(pk.forward_source[k]).head(H) = c.fwd.h.col(k);
     out.col(pk.backward_source[k]).tail(H) = c.bwd.h.col(k);
   }
   return out;
 }
 
-Matrix bigru_backward(const BiGruParams& p, BiGruCache& c, const Matrix& d_out, BiGruParams& g) {
+Matrix bigru_backward(const BiGruParams& p, BiGruCache& c, const Matrix& x, const Matrix& d_out,
+                      BiGruParams& g) {
   const Packing& pk = c.packing;
-  const Index H = p.fwd.hidden();
-  Matrix d_fwd(H, pk.total), d_bwd(H, pk.total);
-  for (Index k = 0; k < pk.total; ++k) {
+  const Index H = p.fwd.hidden(), T = pk.total;
+  Matrix d_fwd(H, T), d_bwd(H, T);
+  for (Index k = 0; k < T; ++k) {
     d_fwd.col(k) = d_out.col(pk.forward_source[k]).head(H);
     d_bwd.col(k) = d_out.col(pk.backward_source[k]).tail(H);
   }
-  const Matrix dx_fwd = gru_backward(p.fwd, pk, c.fwd, d_fwd, g.fwd);
-  const Matrix dx_bwd = gru_backward(p.bwd, pk, c.bwd, d_bwd, g.bwd);
-  Matrix dx(dx_fwd.rows(), pk.total);
-  for (Index k = 0; k < pk.total; ++k) dx.col(pk.forward_source[k]) = dx_fwd.col(k);
-  for (Index k = 0; k < pk.total; ++k) dx.col(pk.backward_source[k]) += dx_bwd.col(k);
-  return dx;
+  gru_backward(p.fwd, pk, c.fwd, d_fwd, g.fwd);
+  gru_backward(p.bwd, pk, c.bwd, d_bwd, g.bwd);
+  Matrix dg(6 * H, T);  // (6H, T) d input projections, flat order
+  for (Index k = 0; k < T; ++k) {
+    dg.col(pk.forward_source[k]).head(3 * H) = c.fwd.dgates.col(k);
+    dg.col(pk.backward_source[k]).tail(3 * H) = c.bwd.dgates.col(k);
+  }
+  Matrix dw(6 * H, x.rows());
+  dw.noalias() = dg * x.transpose();
+  g.fwd.W += dw.topRows(3 * H);
+  g.bwd.W += dw.bottomRows(3 * H);
+  const Vector db = dg.rowwise().sum();
+  g.fwd.b_ih.col(0) += db.head(3 * H);
+  g.bwd.b_ih.col(0) += db.tail(3 * H);
+  return stacked(p.fwd.W, p.bwd.W).transpose() * dg;
 }
 
 }  // namespace han

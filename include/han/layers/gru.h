@@ -44,25 +44,25 @@ struct GruParams {
   }
 };
 
-// One direction over packed input. Every buffer is (rows, T) in packed order.
+// One direction's recurrence over packed columns. Every buffer is (rows, T) in packed order.
 struct GruCache {
-  Matrix x;       // (D, T) input
+  Matrix gx;      // (3H, T) input projections W x + b_ih, filled by the caller
   Matrix h;       // (H, T) output states
   Matrix h_prev;  // (H, T) state before each step (0 at t = 0)
   Matrix r, z, n; // (H, T) gate activations
   Matrix gh_n;    // (H, T) U_n h_prev + b_hn
-  Matrix gx;      // (3H, T) scratch: input projections
-  Matrix dgates;  // (3H, T) scratch for backward: d pre-activations of x side
-  Matrix dgh;     // (3H, T) scratch for backward: d pre-activations of h side
+  Matrix dgates;  // (3H, T) backward: d (W x + b_ih), the input side's pre-activations
+  Matrix dgh;     // (3H, T) backward scratch: d (U h + b_hh)
 };
 
 // PyTorch's default: every tensor U(-1/sqrt(H), 1/sqrt(H)).
 GruParams gru_init(Index input_dim, Index hidden, Rng& rng);
-// Runs one direction; the output states are cache.h.
+// Runs the recurrence of one direction from c.gx; the output states are c.h.
 void gru_forward(const GruParams& p, const Packing& pk, GruCache& c);
-// d_h (H, T) packed; adds into g; returns d x (D, T) packed.
-Matrix gru_backward(const GruParams& p, const Packing& pk, GruCache& c, const Matrix& d_h,
-                    GruParams& g);
+// d_h (H, T) packed; adds the gradients of U and b_hh into g and leaves d (W x + b_ih)
+// in c.dgates (the caller owns the input projection and so its gradients).
+void gru_backward(const GruParams& p, const Packing& pk, GruCache& c, const Matrix& d_h,
+                  GruParams& g);
 
 struct BiGruParams {
   GruParams fwd, bwd;
@@ -73,6 +73,8 @@ struct BiGruParams {
   }
 };
 
+// Both directions' input projections are one product on the flat input:
+// [W_fwd; W_bwd] (6H, D) times x (D, T).
 struct BiGruCache {
   Packing packing;
   GruCache fwd, bwd;
@@ -82,7 +84,9 @@ BiGruParams bigru_init(Index input_dim, Index hidden, Rng& rng);
 // x (D, T) flat; returns (2H, T) flat: rows [0, H) forward states, [H, 2H) backward states.
 Matrix bigru_forward(const BiGruParams& p, const Matrix& x, const std::vector<Index>& lengths,
                      BiGruCache& c);
+// x: the input given to bigru_forward (the caller keeps it, so it is not copied);
 // d_out (2H, T) flat; adds into g; returns d x (D, T) flat.
-Matrix bigru_backward(const BiGruParams& p, BiGruCache& c, const Matrix& d_out, BiGruParams& g);
+Matrix bigru_backward(const BiGruParams& p, BiGruCache& c, const Matrix& x, const Matrix& d_out,
+                      BiGruParams& g);
 
 }  // namespace han

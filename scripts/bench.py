@@ -1,0 +1,187 @@
+#!/usr/bin/env python3
+"""Side-by-side speed/memory benchmark: han vs the PyTorch HAN reference.
+
+For each data set slice (20news, imdb): alternating han and the reference with identical
+settings (E=200, H=50, A=100, batch 64, caps 30x50, vocabulary count >= 5, bucketing,
+masking renorm, same thread count), one training epoch each, then prediction of the
+dev+test slice. Then han with 1 vs 2 threads, han bucket vs random batching (cost must
+follow real tokens), and the GEMM roofline (bench/gemm.cpp). Prints tables (markdown)
+and writes the raw records to bench-results.json.
+"""
+import argparse
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+
+
+def run(cmd, env=None):
+    """Runs cmd; returns (stdout, wall seconds, peak RSS MB of that child)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    t = time.perf_counter()
+    p = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    wall = time.perf_counter() - t
+    if p.returncode != 0:
+        sys.exit(f"bench: command failed ({p.returncode}): {' '.join(cmd)}\n{p.stderr[-2000:]}")
+    # ru_maxrss of children is the maximum over all children so far: measure each
+    # program in a fresh wrapper (see peak_rss) when an exact per-run figure is needed.
+    return p.stdout, wall, max(before, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss) / 1024.0
+
+
+def peak_rss(cmd, env=None):
+    """Runs cmd under /usr/bin/python3 -c wrapper to read that one child's peak RSS."""
+    wrapper = ("import resource,subprocess,sys,json;"
+               "p=subprocess.run(sys.argv[1:],capture_output=True,text=True);"
+               "sys.stderr.write(p.stderr);"
+               "print(json.dumps({'rc':p.returncode,'out':p.stdout,"
+               "'rss':resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss/1024.0}))")
+    t = time.perf_counter()
+    p = subprocess.run([sys.executable, "-c", wrapper] + cmd, capture_output=True, text=True, env=env)
+    wall = time.perf_counter() - t
+    r = json.loads(p.stdout)
+    if r["rc"] != 0:
+        sys.exit(f"bench: command failed ({r['rc']}): {' '.join(cmd)}\n{p.stderr[-2000:]}")
+    return r["out"], wall, r["rss"]
+
+
+def head(src, dst, n):
+    with open(src, encoding="utf-8") as f, open(dst, "w", encoding="utf-8") as g:
+        for i, line in enumerate(f):
+            if i >= n:
+                break
+            g.write(line)
+
+
+def han_train(args, d, threads, strategy="bucket", epochs=1):
+    cfg = {
+        "data": {"train": d["train"], "dev": d["dev"], "test": d["predict"]},
+        "tokenizer": {"max_sentences": 30, "max_words": 50, "min_count": 5, "max_vocab": 50000},
+        "model": {"embedding_dim": 200, "word_hidden": 50, "sentence_hidden": 50, "attention_dim": 100, "mask": "renorm"},
+        "batching": {"strategy": strategy, "batch_size": 64},
+        "optimizer": {"name": "adam", "lr": 0.001, "clip_norm": 0.0},
+        "trainer": {"epochs": epochs, "patience": 0, "seed": 1, "threads": threads},
+    }
+    out_dir = tempfile.mkdtemp(prefix="han_bench_")
+    path = os.path.join(out_dir, "config.json")
+    with open(path, "w") as f:
+        json.dump(cfg, f)
+    out, wall, rss = peak_rss([args.han, "train", "--config", path, "--output", out_dir, "--quiet"])
+    summary = json.loads(out)
+    metrics = [json.loads(l) for l in open(os.path.join(out_dir, "metrics.jsonl"))]
+    e = metrics[0]
+    train_seconds = e["docs_per_second"] and (len(open(d["train"]).readlines()) / e["docs_per_second"])
+    ev_out, _, ev_rss = peak_rss([args.han, "eval", "--json", "--threads", str(threads), "--model",
+                                  os.path.join(out_dir, "model.han"), "--data", d["predict"]])
+    ev = json.loads(ev_out)
+    return {"impl": "han", "threads": threads, "strategy": strategy,
+            "train_tokens_per_s": e["tokens_per_second"], "train_docs_per_s": e["docs_per_second"],
+            "train_seconds": train_seconds, "padding_fraction": e["padding_fraction"],
+            "predict_tokens_per_s": ev["tokens_per_second"], "predict_docs_per_s": ev["docs_per_second"],
+            "dev_accuracy": e["dev_accuracy"], "test_accuracy": ev["accuracy"],
+            "peak_rss_mb": rss, "predict_peak_rss_mb": ev_rss, "wall_seconds": wall}
+
+
+def torch_train(args, d, threads):
+    env = dict(os.environ)
+    env.pop("OPENBLAS_CORETYPE", None)
+    env.pop("OPENBLAS_L2_SIZE", None)
+    cmd = ["/usr/bin/python3", os.path.join(args.shared, "bench", "han_torch.py"), "--train", d["train"],
+           "--dev", d["dev"], "--test", d["predict"], "--mask", "renorm", "--pack", "--bucket", "--epochs", "1",
+           "--threads", str(threads), "--emb", "200", "--hid", "50", "--batch", "64", "--max-sents", "30",
+           "--max-words", "50", "--min-count", "5"]
+    out, wall, rss = peak_rss(cmd, env)
+    recs = [json.loads(l) for l in out.splitlines() if l.startswith("{")]
+    ep = [r for r in recs if r["type"] == "epoch"][0]
+    s = [r for r in recs if r["type"] == "summary"][0]
+    return {"impl": "pytorch", "threads": threads, "strategy": "bucket",
+            "train_tokens_per_s": ep["train_tokens_per_s"], "train_docs_per_s": ep["train_docs_per_s"],
+            "train_seconds": ep["train_secs"], "padding_fraction": ep["pad_fraction"],
+            "predict_tokens_per_s": s["predict_tokens_per_s"], "predict_docs_per_s": s["predict_docs_per_s"],
+            "dev_accuracy": ep["dev_acc"], "test_accuracy": s["test_acc"],
+            "peak_rss_mb": rss, "wall_seconds": wall}
+
+
+def med(rows, key):
+    return statistics.median(r[key] for r in rows)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--build", default="build")
+    ap.add_argument("--shared", default=os.path.join(ROOT, "..", "shared"))
+    ap.add_argument("--reps", type=int, default=2, help="alternating repetitions per implementation")
+    ap.add_argument("--quick", action="store_true", help="smaller slices (a smoke run)")
+    ap.add_argument("--sets", default="20news,imdb")
+    args = ap.parse_args()
+    args.han = os.path.join(ROOT, args.build, "han")
+    n_train, n_predict = (600, 300) if args.quick else (3000, 1500)
+    tmp = tempfile.mkdtemp(prefix="han_bench_data_")
+    results = {"slices": {"train": n_train, "predict": n_predict}, "sets": {}}
+
+    gemm = json.loads(subprocess.run([os.path.join(ROOT, args.build, "han_bench_gemm")], capture_output=True,
+                                     text=True, check=True).stdout)
+    results["gemm"] = gemm
+
+    for name in args.sets.split(","):
+        src = os.path.join(args.shared, "data", name)
+        d = {k: os.path.join(tmp, f"{name}.{k}.jsonl") for k in ("train", "dev", "predict")}
+        head(os.path.join(src, "train.jsonl"), d["train"], n_train)
+        head(os.path.join(src, "dev.jsonl"), d["dev"], n_predict // 2)
+        # prediction slice: dev + test halves
+        with open(d["predict"], "w", encoding="utf-8") as g:
+            for split in ("dev", "test"):
+                with open(os.path.join(src, f"{split}.jsonl"), encoding="utf-8") as f:
+                    for i, line in enumerate(f):
+                        if i >= n_predict // 2:
+                            break
+                        g.write(line)
+        rows = {"han": [], "pytorch": []}
+        for rep in range(args.reps):  # alternating
+            rows["han"].append(han_train(args, d, 2))
+            rows["pytorch"].append(torch_train(args, d, 2))
+        scaling = [han_train(args, d, 1)]
+        random_rows = [han_train(args, d, 2, "random")]
+        results["sets"][name] = {"han": rows["han"], "pytorch": rows["pytorch"], "han_1_thread": scaling,
+                                 "han_random": random_rows}
+
+    with open("bench-results.json", "w") as f:
+        json.dump(results, f, indent=1)
+
+    print(f"\nSlices: first {n_train} train documents; prediction on {n_predict} dev+test documents. "
+          f"2 threads each unless stated; medians of {args.reps} alternating runs.\n")
+    print("| set | metric | han | PyTorch | han / PyTorch |")
+    print("|---|---|---:|---:|---:|")
+    for name, r in results["sets"].items():
+        h, t = r["han"], r["pytorch"]
+        for key, label, fmt in [("train_tokens_per_s", "train real tokens/s", "{:.0f}"),
+                                ("train_docs_per_s", "train docs/s", "{:.1f}"),
+                                ("predict_tokens_per_s", "predict real tokens/s", "{:.0f}"),
+                                ("predict_docs_per_s", "predict docs/s", "{:.1f}"),
+                                ("peak_rss_mb", "peak RSS training (MB)", "{:.0f}"),
+                                ("dev_accuracy", "dev accuracy after 1 epoch", "{:.3f}"),
+                                ("test_accuracy", "dev+test accuracy after 1 epoch", "{:.3f}")]:
+            a, b = med(h, key), med(t, key)
+            print(f"| {name} | {label} | {fmt.format(a)} | {fmt.format(b)} | {a / b:.2f} |")
+    print("\n| set | han 2 threads / 1 thread (train tokens/s) | bucket: padding, s/epoch, s per M real tokens | random: padding, s/epoch, s per M real tokens |")
+    print("|---|---:|---|---|")
+    for name, r in results["sets"].items():
+        two, one, rnd = med(r["han"], "train_tokens_per_s"), r["han_1_thread"][0]["train_tokens_per_s"], r["han_random"][0]
+        b = r["han"][0]
+        print(f"| {name} | {two / one:.2f} | {b['padding_fraction']:.2f}, {b['train_seconds']:.1f}, "
+              f"{1e6 / b['train_tokens_per_s']:.2f} | {rnd['padding_fraction']:.2f}, {rnd['train_seconds']:.1f}, "
+              f"{1e6 / rnd['train_tokens_per_s']:.2f} |")
+    g = gemm
+    print(f"\nGEMM (Eigen, 1 thread) at the GRU's shapes, GFLOP/s: {json.dumps(g['gemm_gflops'])}")
+    print(f"Word-level biGRU forward+backward, 1 thread: {g['bigru_gflops']} GFLOP/s = "
+          f"{100 * g['bigru_fraction_of_gemm']:.0f}% of the input-projection GEMM")
+
+
+if __name__ == "__main__":
+    main()
