@@ -6,7 +6,7 @@ settings (E=200, H=50, A=100, batch 64, caps 30x50, vocabulary count >= 5, bucke
 masking renorm, same thread count), one training epoch each, then prediction of the
 dev+test slice. Then han with 1 vs 2 threads, han bucket vs random batching (cost must
 follow real tokens), and the GEMM roofline (bench/gemm.cpp). Prints tables (markdown)
-and writes the raw records to bench-results.json.
+and writes the raw records to runs/bench-results.json.
 """
 import argparse
 import json
@@ -151,7 +151,8 @@ def main():
         results["sets"][name] = {"han": rows["han"], "pytorch": rows["pytorch"], "han_1_thread": scaling,
                                  "han_random": random_rows}
 
-    with open("bench-results.json", "w") as f:
+    os.makedirs(os.path.join(ROOT, "runs"), exist_ok=True)
+    with open(os.path.join(ROOT, "runs", "bench-results.json"), "w") as f:
         json.dump(results, f, indent=1)
 
     print(f"\nSlices: first {n_train} train documents; prediction on {n_predict} dev+test documents. "
