@@ -9,6 +9,7 @@
 #include "han/error.h"
 #include "han/parameters.h"
 #include "han/trainer.h"
+#include "support/bundled.h"
 #include "support/paths.h"
 
 using namespace han;
@@ -16,18 +17,9 @@ using namespace han;
 namespace {
 
 Config tiny_config() {
-  Config cfg;
-  cfg.data.train = han::test::source_path("data/train.jsonl");
-  cfg.data.dev = han::test::source_path("data/dev.jsonl");
-  cfg.tokenizer.min_count = 3;
-  cfg.model.embedding_dim = 16;
-  cfg.model.word_hidden = 8;
-  cfg.model.sentence_hidden = 8;
-  cfg.model.attention_dim = 16;
+  Config cfg = han::test::bundled_config(8, 3);
   cfg.model.dropout = 0.2;
   cfg.batching.batch_size = 32;
-  cfg.trainer.epochs = 3;
-  cfg.trainer.threads = 2;
   return cfg;
 }
 

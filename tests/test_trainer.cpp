@@ -7,24 +7,15 @@
 #include "han/corpus.h"
 #include "han/parameters.h"
 #include "han/trainer.h"
-#include "support/paths.h"
+#include "support/bundled.h"
 
 using namespace han;
 
 namespace {
 
 Config small_config() {
-  Config cfg;
-  cfg.data.train = han::test::source_path("data/train.jsonl");
-  cfg.data.dev = han::test::source_path("data/dev.jsonl");
-  cfg.tokenizer.min_count = 3;
-  cfg.model.embedding_dim = 48;
-  cfg.model.word_hidden = 24;
-  cfg.model.sentence_hidden = 24;
-  cfg.model.attention_dim = 48;
+  Config cfg = han::test::bundled_config(24, 3);
   cfg.optimizer.lr = 0.003;
-  cfg.trainer.epochs = 3;
-  cfg.trainer.threads = 2;
   return cfg;
 }
 
