@@ -58,6 +58,11 @@ std::string attention_section(const AttentionView& v) {
   const auto& sw = v.explanation.sentence_weights;
   if (sw.empty()) out += "<p class=\"legend\">(no words)</p>";
   const double max_s = sw.empty() ? 1.0 : std::max(1e-12, static_cast<double>(*std::max_element(sw.begin(), sw.end())));
+  // Word shade: sqrt(sentence weight) * word weight (the paper's normalisation), scaled so
+  // the document's most attended word is fully shaded.
+  double max_w = 1e-12;
+  for (std::size_t s = 0; s < sw.size(); ++s)
+    for (float w : v.explanation.word_weights[s]) max_w = std::max(max_w, std::sqrt(static_cast<double>(sw[s])) * w);
   for (std::size_t s = 0; s < sw.size() && s < v.words.size(); ++s) {
     const double shade = sw[s] / max_s;
     out += "<div class=\"sent\"><span class=\"sbar\" title=\"sentence weight " + fixed(sw[s], 4) +
@@ -65,9 +70,10 @@ std::string attention_section(const AttentionView& v) {
            fixed(sw[s], 2) + "</span><span class=\"words\">";
     const auto& ww = v.explanation.word_weights[s];
     for (std::size_t w = 0; w < v.words[s].size() && w < ww.size(); ++w) {
-      const double intensity = std::min(1.0, std::sqrt(static_cast<double>(sw[s])) * ww[w] * 2.0);
+      const double intensity = std::sqrt(static_cast<double>(sw[s])) * ww[w] / max_w;
       out += "<span class=\"w\" title=\"" + fixed(ww[w], 4) + "\" style=\"background:rgba(30,90,220," +
-             fixed(intensity, 3) + ")\">" + html_escape(v.words[s][w]) + "</span> ";
+             fixed(intensity, 3) + (intensity > 0.6 ? ");color:#fff" : ")") + "\">" + html_escape(v.words[s][w]) +
+             "</span> ";
     }
     out += "</span></div>";
   }

@@ -60,11 +60,11 @@ class Output {
         v.explanation = std::move(explanations[i]);
         html_ += attention_section(v);
       } else if (a_.format == "json") {
-        nlohmann::json j;
+        nlohmann::ordered_json j;  // keys in reading order: path, label, probability, ...
         if (!items[i].path.empty()) j["path"] = items[i].path;
         j["label"] = top[0].first;
         j["probability"] = top[0].second;
-        j["top_k"] = nlohmann::json::array();
+        j["top_k"] = nlohmann::ordered_json::array();
         for (const auto& [label, p] : top) j["top_k"].push_back({{"label", label}, {"probability", p}});
         if (items[i].has_gold) j["gold"] = items[i].gold;
         if (a_.explain) j["attention"] = explanation_json(items[i].words, explanations[i]);
@@ -85,8 +85,8 @@ class Output {
       const std::string page = html_page("han predictions: " + a_.model,
                                          attention_css(),
                                          "<h1>han predictions</h1><p class=\"legend\">model " + html_escape(a_.model) +
-                                             ". Red bars: sentence attention; blue: word attention (scaled by the "
-                                             "square root of the sentence weight).</p>\n" + html_);
+                                             ". Red bars: sentence attention; blue: word attention times the square root "
+                                             "of its sentence's weight, relative to the strongest word.</p>\n" + html_);
       emit(page, false);
     }
     if (std::fflush(stdout) != 0 || std::ferror(stdout))
@@ -111,10 +111,10 @@ class Output {
     return buf;
   }
 
-  static nlohmann::json explanation_json(const TokenizedText& words, const Explanation& e) {
-    nlohmann::json sentences = nlohmann::json::array();
+  static nlohmann::ordered_json explanation_json(const TokenizedText& words, const Explanation& e) {
+    nlohmann::ordered_json sentences = nlohmann::ordered_json::array();
     for (std::size_t s = 0; s < e.sentence_weights.size(); ++s) {
-      nlohmann::json ws = nlohmann::json::array();
+      nlohmann::ordered_json ws = nlohmann::ordered_json::array();
       for (std::size_t w = 0; w < e.word_weights[s].size(); ++w) ws.push_back({words[s][w], e.word_weights[s][w]});
       sentences.push_back({{"weight", e.sentence_weights[s]}, {"words", ws}});
     }
