@@ -23,7 +23,7 @@ Matrix dropout_mask(Index rows, Index cols, double p, Rng& rng) {
 }
 
 Matrix han_forward(const HanParams& p, const ModelConfig& cfg, const Batch& batch,
-                   const Matrix& dropout, HanCache& c) {
+                   const Matrix& dropout, HanCache& c, bool for_backward) {
   const Index S = batch.max_sentences(), B = batch.size();
   // Word level: every real sentence of the batch is one sequence.
   const std::vector<Index> sentence_lengths = mask_lengths(batch.word_mask);  // (S*B)
@@ -32,7 +32,7 @@ Matrix han_forward(const HanParams& p, const ModelConfig& cfg, const Batch& batc
   for (Index col = 0; col < S * B; ++col)
     for (Index w = 0; w < sentence_lengths[col]; ++w) c.token_ids.push_back(batch.ids(w, col));
   embedding_forward(p.embedding, c.token_ids, c.x);
-  const Matrix word_states = bigru_forward(p.word_gru, c.x, sentence_lengths, c.word_gru);
+  const Matrix word_states = bigru_forward(p.word_gru, c.x, sentence_lengths, c.word_gru, for_backward);
   const Matrix sentence_vectors = attention_forward(p.word_attention, word_states, batch.word_mask,
                                                     cfg.mask, cfg.pooling, c.word_attention);
 
@@ -46,7 +46,7 @@ Matrix han_forward(const HanParams& p, const ModelConfig& cfg, const Batch& batc
   for (std::size_t k = 0; k < c.sentence_columns.size(); ++k)
     c.sentence_inputs.col(static_cast<Index>(k)) = sentence_vectors.col(c.sentence_columns[k]);
   const Matrix sentence_states =
-      bigru_forward(p.sentence_gru, c.sentence_inputs, doc_lengths, c.sentence_gru);
+      bigru_forward(p.sentence_gru, c.sentence_inputs, doc_lengths, c.sentence_gru, for_backward);
   Matrix docs = attention_forward(p.sentence_attention, sentence_states, batch.sentence_mask,
                                   cfg.mask, cfg.pooling, c.sentence_attention);  // (2Hs, B)
   c.dropout_mask = dropout;

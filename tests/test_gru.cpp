@@ -107,3 +107,15 @@ TEST_CASE("linear layer gradients", "[linear][gradcheck]") {
   check_gradient("W", p.W, g.W, loss);
   check_gradient("b", p.b, g.b, loss);
 }
+
+TEST_CASE("the prediction-mode biGRU (no gate history) gives the training-mode states", "[gru]") {
+  Rng rng(13);
+  const BiGruParams p = bigru_init(6, 5, rng);
+  const std::vector<Index> lengths = {4, 9, 0, 2, 9};
+  const Matrix x = random_matrix(6, 24, rng);
+  BiGruCache train_cache, predict_cache;
+  const Matrix a = bigru_forward(p, x, lengths, train_cache, true);
+  const Matrix b = bigru_forward(p, x, lengths, predict_cache, false);
+  CHECK(a.cwiseEqual(b).all());
+  CHECK(predict_cache.fwd.r.cols() < train_cache.fwd.r.cols());
+}

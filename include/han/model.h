@@ -61,8 +61,9 @@ struct HanCache {
 };
 
 // logits (C, B). dropout_mask (2Hs, B) of 0 and 1/(1-p), or empty for none.
+// for_backward = false (prediction) keeps no GRU gate history; attention weights are kept.
 Matrix han_forward(const HanParams& p, const ModelConfig& cfg, const Batch& batch,
-                   const Matrix& dropout_mask, HanCache& c);
+                   const Matrix& dropout_mask, HanCache& c, bool for_backward = true);
 // Adds the gradient of the loss into g given d logits (C, B). With
 // train_embeddings = false the embedding table's gradient is left untouched.
 void han_backward(const HanParams& p, HanCache& c, const Matrix& d_logits, HanParams& g,

@@ -52,12 +52,15 @@ GruParams gru_init(Index input_dim, Index hidden, Rng& rng) {
 void gru_forward(const GruParams& p, const Packing& pk, GruCache& c) {
   const Index H = p.hidden(), T = pk.total;
   HAN_ASSERT(c.gx.rows() == 3 * H && c.gx.cols() == T);
-  for (Matrix* m : {&c.h, &c.h_prev, &c.r, &c.z, &c.n, &c.gh_n}) m->resize(H, T);
   const Index max_active = pk.steps() ? pk.active[0] : 0;
+  // For backward every step's gates are kept (H, T); for inference one step's (H, active).
+  c.h.resize(H, T);
+  for (Matrix* m : {&c.h_prev, &c.r, &c.z, &c.n, &c.gh_n}) m->resize(H, c.keep_for_backward ? T : max_active);
   Matrix gh(3 * H, max_active);  // (3H, active) U h_prev + b_hh for one step
   for (Index t = 0; t < pk.steps(); ++t) {
     const Index o = pk.offset[t], a = pk.active[t];
-    auto hp = c.h_prev.middleCols(o, a);
+    const Index k = c.keep_for_backward ? o : 0;  // column of this step in the gate buffers
+    auto hp = c.h_prev.middleCols(k, a);
     auto ghs = gh.leftCols(a);
     if (t == 0) {
       hp.setZero();
@@ -68,12 +71,12 @@ void gru_forward(const GruParams& p, const Packing& pk, GruCache& c) {
       ghs.colwise() += p.b_hh.col(0);
     }
     auto gx = c.gx.middleCols(o, a);
-    auto r = c.r.middleCols(o, a);
-    auto z = c.z.middleCols(o, a);
-    auto n = c.n.middleCols(o, a);
+    auto r = c.r.middleCols(k, a);
+    auto z = c.z.middleCols(k, a);
+    auto n = c.n.middleCols(k, a);
     r = (gx.topRows(H) + ghs.topRows(H)).array().logistic();
     z = (gx.middleRows(H, H) + ghs.middleRows(H, H)).array().logistic();
-    c.gh_n.middleCols(o, a) = ghs.bottomRows(H);
+    c.gh_n.middleCols(k, a) = ghs.bottomRows(H);
     n = (gx.bottomRows(H).array() + r.array() * ghs.bottomRows(H).array()).tanh();
     c.h.middleCols(o, a) = (1 - z.array()) * n.array() + z.array() * hp.array();
   }
@@ -81,6 +84,7 @@ void gru_forward(const GruParams& p, const Packing& pk, GruCache& c) {
 
 void gru_backward(const GruParams& p, const Packing& pk, GruCache& c, const Matrix& d_h,
                   GruParams& g) {
+  HAN_ASSERT(c.keep_for_backward);
   const Index H = p.hidden(), T = pk.total;
   c.dgates.resize(3 * H, T);
   c.dgh.resize(3 * H, T);
@@ -133,7 +137,8 @@ Matrix stacked(const Matrix& fwd, const Matrix& bwd) {
 }  // namespace
 
 Matrix bigru_forward(const BiGruParams& p, const Matrix& x, const std::vector<Index>& lengths,
-                     BiGruCache& c) {
+                     BiGruCache& c, bool for_backward) {
+  c.fwd.keep_for_backward = c.bwd.keep_for_backward = for_backward;
   c.packing = make_packing(lengths);
   const Packing& pk = c.packing;
   HAN_ASSERT(pk.total == x.cols());

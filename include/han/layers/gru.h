@@ -46,6 +46,7 @@ struct GruParams {
 
 // One direction's recurrence over packed columns. Every buffer is (rows, T) in packed order.
 struct GruCache {
+  bool keep_for_backward = true;  // false: gate buffers hold one step only (inference)
   Matrix gx;      // (3H, T) input projections W x + b_ih, filled by the caller
   Matrix h;       // (H, T) output states
   Matrix h_prev;  // (H, T) state before each step (0 at t = 0)
@@ -82,8 +83,9 @@ struct BiGruCache {
 
 BiGruParams bigru_init(Index input_dim, Index hidden, Rng& rng);
 // x (D, T) flat; returns (2H, T) flat: rows [0, H) forward states, [H, 2H) backward states.
+// for_backward = false keeps no per-step gates (prediction): bigru_backward cannot follow.
 Matrix bigru_forward(const BiGruParams& p, const Matrix& x, const std::vector<Index>& lengths,
-                     BiGruCache& c);
+                     BiGruCache& c, bool for_backward = true);
 // x: the input given to bigru_forward (the caller keeps it, so it is not copied);
 // d_out (2H, T) flat; adds into g; returns d x (D, T) flat.
 Matrix bigru_backward(const BiGruParams& p, BiGruCache& c, const Matrix& x, const Matrix& d_out,
