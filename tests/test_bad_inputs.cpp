@@ -21,6 +21,21 @@ using namespace han::test;
 using nlohmann::json;
 namespace fs = std::filesystem;
 
+// Under AddressSanitizer (HAN_SANITIZE) freed memory sits in a quarantine and every
+// allocation carries redzones, so peak RSS says nothing about han: report, do not check.
+#if defined(__SANITIZE_ADDRESS__)
+#define HAN_TEST_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define HAN_TEST_SANITIZED 1
+#endif
+#endif
+#ifdef HAN_TEST_SANITIZED
+constexpr bool kCheckMemory = false;
+#else
+constexpr bool kCheckMemory = true;
+#endif
+
 namespace {
 
 std::vector<std::string> lines_of(const std::string& s) {
@@ -277,7 +292,7 @@ void check_case(const json& c, const fs::path& tmp) {
     if (c.contains("max_rss_mb") && o.max_rss_kb > 0) {
       INFO("peak RSS " << o.max_rss_kb / 1024 << " MB");
       WARN(name << ": peak RSS " << o.max_rss_kb / 1024 << " MB");
-      CHECK(o.max_rss_kb / 1024 <= c.at("max_rss_mb").get<long>());
+      if (kCheckMemory) CHECK(o.max_rss_kb / 1024 <= c.at("max_rss_mb").get<long>());
     }
   }
 }
@@ -329,7 +344,7 @@ TEST_CASE("bad inputs: predict on a long stream keeps memory flat", "[bad_inputs
   const long large = rss_for(100000);
   if (small > 0 && large > 0) {
     WARN("peak RSS: 1000 lines " << small << " kB, 100000 lines " << large << " kB");
-    CHECK(large <= small + 16 * 1024);
+    if (kCheckMemory) CHECK(large <= small + 16 * 1024);
   }
   fs::remove_all(tmp);
 }
