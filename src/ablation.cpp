@@ -158,7 +158,9 @@ nlohmann::json run_ablation(const Config& base, const Corpus& corpus, const Abla
   auto accuracy = [&](const json& r) { return r[eval_split]["accuracy"].get<double>(); };
   auto macro_f1 = [&](const json& r) { return r[eval_split]["macro_f1"].get<double>(); };
   json variants = json::array();
-  for (auto& [key, rs] : runs) {
+  for (const auto& entry : runs) {
+    const auto& key = entry.first;
+    const std::vector<json>& rs = entry.second;
     const json& first = rs.front();
     json v = {{"mask", first["mask"]}, {"batching", first["batching"]}, {"seeds", options.seeds},
               {"evaluated_on", eval_split},

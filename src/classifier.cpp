@@ -54,7 +54,13 @@ Classifier load_classifier(const std::string& path, std::vector<NamedTensor>* ex
   c.labels = header_field<std::vector<std::string>>(h, "labels", path);
   if (c.labels.empty()) throw Error(path + ": model file is corrupted (no labels)");
   c.vocab = Vocab::from_words(header_field<std::vector<std::string>>(h, "vocabulary", path));
-  // Shapes come from the config; every stored tensor must match one of them exactly.
+  // Shapes come from the config; every stored tensor must match one of them exactly. The
+  // stored sizes are checked first, so a corrupt config cannot demand a huge allocation.
+  double stored = 0;
+  for (const NamedTensor& t : contents.tensors) stored += static_cast<double>(t.value.size());
+  const double expected = han_parameter_count(c.config.model, static_cast<Index>(c.vocab.size()),
+                                              static_cast<Index>(c.labels.size()));
+  if (stored < expected) throw Error(path + ": model file is corrupted (tensors do not match its config)");
   Rng rng(0);
   c.params = han_init(c.config.model, static_cast<Index>(c.vocab.size()),
                       static_cast<Index>(c.labels.size()), rng);

@@ -15,6 +15,14 @@ HanParams han_init(const ModelConfig& cfg, Index vocab_size, Index classes, Rng&
   return p;
 }
 
+double han_parameter_count(const ModelConfig& cfg, Index vocab_size, Index classes) {
+  const double E = cfg.embedding_dim, Hw = cfg.word_hidden, Hs = cfg.sentence_hidden, A = cfg.attention_dim;
+  auto bigru = [](double in, double h) { return 2 * (3 * h * in + 3 * h * h + 6 * h); };
+  auto attention = [&](double in) { return A * in + 2 * A; };
+  return E * static_cast<double>(vocab_size) + bigru(E, Hw) + attention(2 * Hw) + bigru(2 * Hw, Hs) +
+         attention(2 * Hs) + static_cast<double>(classes) * (2 * Hs + 1);
+}
+
 Matrix dropout_mask(Index rows, Index cols, double p, Rng& rng) {
   Matrix mask(rows, cols);
   const Scalar keep = static_cast<Scalar>(1.0 / (1.0 - p));

@@ -37,6 +37,7 @@ TEST_CASE("the masking example from the paper's padding question", "[attention]"
   }
   CHECK(none.sum() == Approx(1.0f));
   CHECK((additive - renorm).cwiseAbs().maxCoeff() <= 1e-6f);
+  CHECK(additive.col(0).tail(3).isZero(0));  // exp(-10000) underflows to exactly 0
 }
 
 TEST_CASE("a column with no real position gets zero weights, not NaN", "[attention]") {

@@ -96,6 +96,13 @@ TEST_CASE("HAN gradients in every mask mode and pooling, with padding", "[model]
   }
 }
 
+TEST_CASE("the parameter count formula matches the allocated model", "[model]") {
+  const ModelConfig cfg = small_config(MaskMode::renorm, Pooling::attention);
+  Rng rng(1);
+  const HanParams p = han_init(cfg, 37, 5, rng);
+  CHECK(han_parameter_count(cfg, 37, 5) == static_cast<double>(parameter_count(p)));
+}
+
 TEST_CASE("masked models give a document the same probabilities alone and in a padded batch",
           "[model][invariance]") {
   std::vector<Document> docs = sample_docs();

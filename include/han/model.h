@@ -44,6 +44,9 @@ struct HanParams {
 };
 
 HanParams han_init(const ModelConfig& cfg, Index vocab_size, Index classes, Rng& rng);
+// The number of parameters han_init would allocate, computed without allocating
+// (a model file is checked against it before its config is trusted).
+double han_parameter_count(const ModelConfig& cfg, Index vocab_size, Index classes);
 
 // Everything forward keeps for backward (and for explanations).
 struct HanCache {

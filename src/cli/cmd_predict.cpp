@@ -183,8 +183,13 @@ void read_lines(Runner& runner, int fd, const std::string& name, bool jsonl) {
   std::string line;
   while (reader.next(line)) {
     Item item;
-    if (jsonl) {
-      Example e = parse_jsonl_record(line, name + ":" + std::to_string(reader.line_number()), false);
+    const std::string where = name + ":" + std::to_string(reader.line_number());
+    if (jsonl && reader.truncated())
+      throw han::Error(where + ": line is longer than " + std::to_string(kMaxLineBytes >> 20) + " MiB");
+    if (jsonl && line.find_first_not_of(" \t\r") == std::string::npos) {
+      runner.add(std::move(item), "");  // an empty line is an empty document: one answer per line
+    } else if (jsonl) {
+      Example e = parse_jsonl_record(line, where, false);
       item.gold = e.label;
       item.has_gold = e.has_label;
       runner.add(std::move(item), e.text);
@@ -211,7 +216,11 @@ void run_predict(PredictArgs& a) {
     for (const std::string& path : a.paths) {
       Item item;
       item.path = path;
-      runner.add(std::move(item), read_file(path));
+      // A document keeps its first kMaxLineBytes (the caps keep far less anyway).
+      ReadOptions options;
+      options.max_bytes = kMaxLineBytes;
+      options.truncate = true;
+      runner.add(std::move(item), read_file(path, options));
     }
   } else {
     for (const std::string& path : a.paths) {

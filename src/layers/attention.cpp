@@ -19,27 +19,19 @@ Matrix attention_weights(const Matrix& scores, const Matrix& mask, MaskMode mode
   Matrix alpha = Matrix::Zero(P, scores.cols());
   for (Index m = 0; m < scores.cols(); ++m) {
     if (mask.col(m).sum() == 0) continue;  // nothing real: all-zero weights
-    auto a = alpha.col(m);
-    switch (mode) {
-      case MaskMode::none:
-        a = scores.col(m);
-        break;
-      case MaskMode::additive:
-        a = scores.col(m).array() + (1 - mask.col(m).array()) * kAdditiveMask;
-        break;
-      case MaskMode::renorm: {
-        // Equal to softmax · mask / sum, but with the max over real positions only, so
-        // a large padded score cannot underflow every real weight to zero.
-        Scalar max = -std::numeric_limits<Scalar>::infinity();
-        for (Index p = 0; p < P; ++p)
-          if (mask(p, m) != 0) max = std::max(max, scores(p, m));
-        for (Index p = 0; p < P; ++p) a(p) = mask(p, m) != 0 ? std::exp(scores(p, m) - max) : 0;
-        a /= a.sum();
-        continue;
-      }
-    }
-    a = (a.array() - a.maxCoeff()).exp();
-    a /= a.sum();
+    // Effective scores: none uses every position; additive pushes padding down by 10000;
+    // renorm leaves padding out (= softmax, times the mask, divided by the sum).
+    auto effective = [&](Index p) -> Scalar {
+      if (mask(p, m) != 0 || mode == MaskMode::none) return scores(p, m);
+      return mode == MaskMode::additive ? scores(p, m) + kAdditiveMask : -std::numeric_limits<Scalar>::infinity();
+    };
+    Scalar max = -std::numeric_limits<Scalar>::infinity();
+    for (Index p = 0; p < P; ++p) max = std::max(max, effective(p));
+    // Scalar std::exp: it underflows exp(-10000) to exactly 0, as float arithmetic should
+    // (Eigen's vectorised exp clamps its argument and would leave a denormal).
+    double sum = 0;
+    for (Index p = 0; p < P; ++p) sum += alpha(p, m) = std::exp(effective(p) - max);
+    alpha.col(m) /= static_cast<Scalar>(sum);
   }
   return alpha;
 }
