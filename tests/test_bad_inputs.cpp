@@ -38,13 +38,6 @@ constexpr bool kCheckMemory = true;
 
 namespace {
 
-std::vector<std::string> lines_of(const std::string& s) {
-  std::vector<std::string> out;
-  std::istringstream in(s);
-  std::string line;
-  while (std::getline(in, line)) out.push_back(line);
-  return out;
-}
 
 void write(const fs::path& p, const std::string& bytes) {
   std::ofstream out(p, std::ios::binary);
