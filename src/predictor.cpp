@@ -88,14 +88,29 @@ Matrix Predictor::predict(const std::vector<Document>& docs, const std::vector<B
                           std::vector<Explanation>* explanations, PaddingAttention* padding) const {
   Matrix out(params_.output.W.rows(), static_cast<Index>(docs.size()));
   if (explanations) explanations->assign(docs.size(), Explanation());
-  for (const BatchIndices& indices : batches) {
+  // Writes one batch's answers to its documents' columns (disjoint across batches).
+  auto predict_into = [&](const Predictor& predictor, const BatchIndices& indices, PaddingAttention* pad) {
     std::vector<Explanation> batch_explanations;
-    const Matrix p = predict_batch(docs, indices, explanations ? &batch_explanations : nullptr, padding);
+    const Matrix p = predictor.predict_batch(docs, indices, explanations ? &batch_explanations : nullptr, pad);
     for (std::size_t i = 0; i < indices.size(); ++i) {
       out.col(indices[i]) = p.col(static_cast<Index>(i));
       if (explanations) (*explanations)[indices[i]] = std::move(batch_explanations[i]);
     }
+  };
+  if (threads_ > 1 && batches.size() >= static_cast<std::size_t>(threads_)) {
+    // Many batches: each thread takes whole batches (larger products, no thread start per
+    // batch). A lone batch is split into shards by predict_batch instead.
+    const Predictor single(params_, cfg_, 1);
+    std::vector<PaddingAttention> per_thread(threads_);
+    run_parallel(threads_, [&](int k) {
+      for (std::size_t b = static_cast<std::size_t>(k); b < batches.size(); b += static_cast<std::size_t>(threads_))
+        predict_into(single, batches[b], padding ? &per_thread[k] : nullptr);
+    });
+    if (padding)
+      for (const PaddingAttention& pa : per_thread) padding->add(pa);
+    return out;
   }
+  for (const BatchIndices& indices : batches) predict_into(*this, indices, padding);
   return out;
 }
 
