@@ -38,10 +38,11 @@ std::vector<double> mean_curve(const json& v) {
 struct Range {
   double lo = std::numeric_limits<double>::infinity(), hi = -std::numeric_limits<double>::infinity();
   void add(double x) { lo = std::min(lo, x), hi = std::max(hi, x); }
+  // Widens the range a little for the eye, staying within [0, 1] (accuracies).
   void pad() {
     if (hi - lo < 1e-3) lo -= 0.005, hi += 0.005;
     const double m = 0.08 * (hi - lo);
-    lo -= m, hi += m;
+    lo = std::max(0.0, lo - m), hi = std::min(1.0, hi + m);
   }
 };
 
@@ -201,7 +202,8 @@ std::string ablation_report_html(const json& a) {
   body += "<p class=\"legend\">Pad attention mass: mean total attention weight on padded positions per real sentence "
           "(word level) and per document (sentence level), on dev. Invariance error: largest change of a dev document's "
           "probabilities alone vs. in a padded batch with the longest dev documents.</p>";
-  body += "<h2>Learning curves</h2>" + learning_curves(a["variants"]);
+  body += "<h2>Learning curves</h2><p class=\"legend\">Variants with identical curves (renorm and additive "
+          "usually are) overlap.</p>" + learning_curves(a["variants"]);
   body += "<h2>Accuracy over seeds</h2>" + accuracy_bars(a["variants"], split);
   body += "<h2>Attention on example documents: none vs renorm</h2>" + examples(a);
   body += "<h2>Config</h2><pre>" + html_escape(a["config"].dump(2)) + "</pre>";
