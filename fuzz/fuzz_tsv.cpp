@@ -1,25 +1,6 @@
-// libFuzzer target: the tsv reader (han::parse_examples, the parser behind read_examples)
-// on arbitrary bytes, with and without required labels. Only han::Error may escape.
-#include <cstddef>
-#include <cstdint>
-#include <cstdlib>
-#include <string_view>
-
-#include "han/dataset.h"
-#include "han/error.h"
+// libFuzzer target: the tsv reader (see reader_target.h).
+#include "reader_target.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  const std::string_view content(reinterpret_cast<const char*>(data), size);
-  for (const bool require_labels : {true, false}) {
-    try {
-      const auto examples = han::parse_examples(content, "fuzz", han::DataFormat::tsv, require_labels);
-      for (const han::Example& e : examples) {
-        if (require_labels && (!e.has_label || e.label.empty())) std::abort();
-      }
-      han::collect_labels(examples);
-    } catch (const han::Error& e) {
-      if (std::string_view(e.what()).find('\n') != std::string_view::npos) std::abort();  // one line
-    }
-  }
-  return 0;
+  return fuzz_reader(data, size, han::DataFormat::tsv);
 }

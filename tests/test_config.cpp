@@ -8,6 +8,7 @@
 
 #include "han/config.h"
 #include "han/error.h"
+#include "support/paths.h"
 
 using Catch::Contains;
 using nlohmann::json;
@@ -16,27 +17,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// A fresh folder under the system temp folder, removed at scope exit.
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    static int counter = 0;
-    path = fs::temp_directory_path() /
-           ("han_test_config_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  std::string write(const std::string& name, const std::string& text) const {
-    const fs::path p = path / name;
-    fs::create_directories(p.parent_path());
-    std::ofstream(p, std::ios::binary) << text;
-    return p.string();
-  }
-};
+using han::test::TempDir;
 
 han::Config parse(const std::string& text) { return han::config_from_json(json::parse(text), "configs/x.json"); }
 

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "han/error.h"
+#include "support/paths.h"
 #include "han/io.h"
 #include "han/model_file.h"
 
@@ -19,20 +20,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    static int counter = 0;
-    path = fs::temp_directory_path() /
-           ("han_test_model_file_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
+using han::test::TempDir;
 
 json small_header() {
   return json{{"config", {{"model", {{"mask", "renorm"}}}}},
