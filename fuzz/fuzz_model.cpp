@@ -14,28 +14,19 @@
 
 #include "han/classifier.h"
 #include "han/error.h"
+#include "han/model.h"
 #include "han/model_file.h"
 
 namespace {
 
-std::uint64_t fnv1a64(const char* p, std::size_t n) {
-  std::uint64_t h = 0xcbf29ce484222325ULL;
-  for (std::size_t i = 0; i < n; ++i) {
-    h ^= static_cast<unsigned char>(p[i]);
-    h *= 0x100000001b3ULL;
-  }
-  return h;
-}
 
 // Parameters the header's config implies; han_init allocates (and randomly fills) them
 // all before the tensors are compared, so a tiny crafted file can ask for gigabytes.
 double implied_parameters(const nlohmann::json& header) {
   try {
     const han::Config c = han::config_from_json(header.at("config"), "");
-    const double V = static_cast<double>(header.at("vocabulary").size());
-    const double E = c.model.embedding_dim, Hw = c.model.word_hidden, Hs = c.model.sentence_hidden;
-    const double A = c.model.attention_dim, C = static_cast<double>(header.at("labels").size());
-    return V * E + 6 * Hw * (E + Hw + 2) + 6 * Hs * (2 * Hw + Hs + 2) + A * (2 * Hw + 2 * Hs + 4) + C * (2 * Hs + 1);
+    return han::han_parameter_count(c.model, static_cast<han::Index>(header.at("vocabulary").size()),
+                                    static_cast<han::Index>(header.at("labels").size()));
   } catch (...) {
     return 0;  // the loader reports it
   }
@@ -47,7 +38,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (size == 0) return 0;
   std::string bytes(reinterpret_cast<const char*>(data + 1), size - 1);
   if ((data[0] & 1) && bytes.size() >= 8) {
-    const std::uint64_t h = fnv1a64(bytes.data(), bytes.size() - 8);
+    const std::uint64_t h = han::model_checksum(bytes.data(), bytes.size() - 8);
     for (int i = 0; i < 8; ++i) bytes[bytes.size() - 8 + i] = static_cast<char>((h >> (8 * i)) & 0xFF);
   }
   han::ModelFileContents contents;

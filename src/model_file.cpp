@@ -15,14 +15,6 @@ constexpr std::size_t kMagicSize = sizeof kMagic;
 // magic | version u32 | header length u64 | (header) | tensor count u32 | checksum u64
 constexpr std::size_t kMinSize = kMagicSize + 4 + 8 + 4 + 8;
 
-std::uint64_t fnv1a64(const char* data, std::size_t n) {
-  std::uint64_t h = 0xcbf29ce484222325ULL;
-  for (std::size_t i = 0; i < n; ++i) {
-    h ^= static_cast<unsigned char>(data[i]);
-    h *= 0x100000001b3ULL;
-  }
-  return h;
-}
 
 void put_u32(std::string& out, std::uint32_t v) {
   for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
@@ -129,6 +121,15 @@ bool walk(const std::string& bytes, std::size_t end, std::size_t* body_end) {
 
 }  // namespace
 
+std::uint64_t model_checksum(const char* data, std::size_t n) {
+  std::uint64_t h = 0xcbf29ce484222325ULL;
+  for (std::size_t i = 0; i < n; ++i) {
+    h ^= static_cast<unsigned char>(data[i]);
+    h *= 0x100000001b3ULL;
+  }
+  return h;
+}
+
 std::string serialize_model(const nlohmann::json& header, const std::vector<NamedTensor>& tensors) {
   std::string header_text;
   try {
@@ -165,7 +166,7 @@ std::string serialize_model(const nlohmann::json& header, const std::vector<Name
       put_u32(out, bits);
     }
   }
-  put_u64(out, fnv1a64(out.data(), out.size()));
+  put_u64(out, model_checksum(out.data(), out.size()));
   return out;
 }
 
@@ -193,7 +194,7 @@ ModelFileContents parse_model(const std::string& bytes, const std::string& origi
   // The checksum covers everything before it. Verify it before trusting any length.
   const std::size_t body = bytes.size() - 8;
   const std::uint64_t stored = get_le(bytes.data() + body, 8);
-  if (fnv1a64(bytes.data(), body) != stored) {
+  if (model_checksum(bytes.data(), body) != stored) {
     // Tell a cut-short file from a damaged one: does the structure need more bytes?
     std::size_t body_end = 0;
     if (!walk(bytes, bytes.size(), &body_end) || body_end + 8 > bytes.size()) throw truncated();

@@ -28,6 +28,9 @@ struct ModelFileContents {
   std::vector<NamedTensor> tensors;
 };
 
+// The file's checksum: FNV-1a 64 of the bytes before it.
+std::uint64_t model_checksum(const char* data, std::size_t n);
+
 std::string serialize_model(const nlohmann::json& header, const std::vector<NamedTensor>& tensors);
 ModelFileContents parse_model(const std::string& bytes, const std::string& origin);
 
