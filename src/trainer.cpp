@@ -36,6 +36,24 @@ nlohmann::json EpochRecord::to_json() const {
           {"best", best}};
 }
 
+EpochRecord EpochRecord::from_json(const nlohmann::json& j) {
+  auto number = [](const nlohmann::json& v) {
+    return v.is_null() ? std::numeric_limits<double>::quiet_NaN() : v.get<double>();
+  };
+  EpochRecord e;
+  e.epoch = j.at("epoch");
+  e.train_loss = number(j.at("train_loss"));
+  e.dev_accuracy = number(j.at("dev_accuracy"));
+  e.dev_macro_f1 = number(j.at("dev_macro_f1"));
+  e.seconds = j.at("seconds");
+  e.docs_per_second = j.at("docs_per_second");
+  e.tokens_per_second = j.at("tokens_per_second");
+  e.padding_fraction = j.at("padding_fraction");
+  e.sentence_padding_fraction = j.at("sentence_padding_fraction");
+  e.best = j.at("best");
+  return e;
+}
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -145,9 +163,6 @@ struct TrainState {
 
   static TrainState from_json(const nlohmann::json& j) {
     TrainState s;
-    auto number = [](const nlohmann::json& v) {
-      return v.is_null() ? std::numeric_limits<double>::quiet_NaN() : v.get<double>();
-    };
     s.epoch = j.at("epoch");
     s.next_batch = j.at("next_batch");
     s.loss_sum = j.at("loss_sum");
@@ -160,20 +175,7 @@ struct TrainState {
     s.best_score = j.at("best_score").is_null() ? -std::numeric_limits<double>::infinity() : j.at("best_score").get<double>();
     s.best_epoch = j.at("best_epoch");
     s.epochs_without_gain = j.at("epochs_without_gain");
-    for (const nlohmann::json& r : j.at("history")) {
-      EpochRecord e;
-      e.epoch = r.at("epoch");
-      e.train_loss = number(r.at("train_loss"));
-      e.dev_accuracy = number(r.at("dev_accuracy"));
-      e.dev_macro_f1 = number(r.at("dev_macro_f1"));
-      e.seconds = r.at("seconds");
-      e.docs_per_second = r.at("docs_per_second");
-      e.tokens_per_second = r.at("tokens_per_second");
-      e.padding_fraction = r.at("padding_fraction");
-      e.sentence_padding_fraction = r.at("sentence_padding_fraction");
-      e.best = r.at("best");
-      s.history.push_back(e);
-    }
+    for (const nlohmann::json& r : j.at("history")) s.history.push_back(EpochRecord::from_json(r));
     return s;
   }
 

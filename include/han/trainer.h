@@ -24,7 +24,8 @@ struct EpochRecord {
   double padding_fraction = 0;           // word level: padded / all word slots
   double sentence_padding_fraction = 0;  // sentence level
   bool best = false;
-  nlohmann::json to_json() const;
+  nlohmann::json to_json() const;  // non-finite figures as null
+  static EpochRecord from_json(const nlohmann::json& j);  // null back to NaN
 };
 
 struct TrainProgress {
