@@ -49,70 +49,84 @@ GruParams gru_init(Index input_dim, Index hidden, Rng& rng) {
   return p;
 }
 
-void gru_forward(const GruParams& p, const Packing& pk, GruCache& c) {
+void gru_forward(const GruParams& p, const Packing& pk, const GruDirection& dir, const Matrix& gates,
+                 GruCache& c, Matrix& states) {
   const Index H = p.hidden(), T = pk.total;
-  HAN_ASSERT(c.gx.rows() == 3 * H && c.gx.cols() == T);
   const Index max_active = pk.steps() ? pk.active[0] : 0;
   // For backward every step's gates are kept (H, T); for inference one step's (H, active).
   c.h.resize(H, T);
-  for (Matrix* m : {&c.h_prev, &c.r, &c.z, &c.n, &c.gh_n}) m->resize(H, c.keep_for_backward ? T : max_active);
-  Matrix gh(3 * H, max_active);  // (3H, active) U h_prev + b_hh for one step
+  for (Matrix* m : {&c.h_prev, &c.r, &c.z, &c.n}) m->resize(H, c.keep_for_backward ? T : max_active);
+  c.gh_n.resize(H, c.keep_for_backward ? T : 0);
+  c.step.resize(4 * H, max_active);
+  const auto U_rz = p.U.topRows(2 * H);
+  const auto U_n = p.U.bottomRows(H);
   for (Index t = 0; t < pk.steps(); ++t) {
     const Index o = pk.offset[t], a = pk.active[t];
     const Index k = c.keep_for_backward ? o : 0;  // column of this step in the gate buffers
+    // (3H, a) this step's input side, then the r, z pre-activations. The products land in
+    // this scratch in both modes, so prediction rounds exactly as training does.
+    auto g = c.step.topRows(3 * H).leftCols(a);
+    for (Index j = 0; j < a; ++j) g.col(j) = gates.col(dir.source[o + j]).segment(dir.gate_row, 3 * H);
     auto hp = c.h_prev.middleCols(k, a);
-    auto ghs = gh.leftCols(a);
+    auto gh_n = c.step.bottomRows(H).leftCols(a);
     if (t == 0) {
       hp.setZero();
-      ghs.colwise() = p.b_hh.col(0);
+      gh_n.colwise() = p.b_hh.col(0).tail(H);
     } else {
       hp = c.h.middleCols(pk.offset[t - 1], a);
-      ghs.noalias() = p.U * hp;
-      ghs.colwise() += p.b_hh.col(0);
+      g.topRows(2 * H).noalias() += U_rz * hp;
+      gh_n.noalias() = U_n * hp;
+      gh_n.colwise() += p.b_hh.col(0).tail(H);
     }
-    auto gx = c.gx.middleCols(o, a);
     auto r = c.r.middleCols(k, a);
     auto z = c.z.middleCols(k, a);
     auto n = c.n.middleCols(k, a);
-    r = (gx.topRows(H) + ghs.topRows(H)).array().logistic();
-    z = (gx.middleRows(H, H) + ghs.middleRows(H, H)).array().logistic();
-    c.gh_n.middleCols(k, a) = ghs.bottomRows(H);
-    n = (gx.bottomRows(H).array() + r.array() * ghs.bottomRows(H).array()).tanh();
-    c.h.middleCols(o, a) = (1 - z.array()) * n.array() + z.array() * hp.array();
+    r = g.topRows(H).array().logistic();
+    z = g.middleRows(H, H).array().logistic();
+    n = (g.bottomRows(H).array() + r.array() * gh_n.array()).tanh();
+    if (c.keep_for_backward) c.gh_n.middleCols(o, a) = gh_n;
+    auto h = c.h.middleCols(o, a);
+    h = (1 - z.array()) * n.array() + z.array() * hp.array();
+    for (Index j = 0; j < a; ++j) states.col(dir.source[o + j]).segment(dir.state_row, H) = h.col(j);
   }
 }
 
-void gru_backward(const GruParams& p, const Packing& pk, GruCache& c, const Matrix& d_h,
-                  GruParams& g) {
+void gru_backward(const GruParams& p, const Packing& pk, const GruDirection& dir, GruCache& c,
+                  const Matrix& d_states, Matrix& d_gates, GruParams& g) {
   HAN_ASSERT(c.keep_for_backward);
   const Index H = p.hidden(), T = pk.total;
-  c.dgates.resize(3 * H, T);
   c.dgh.resize(3 * H, T);
   const Index max_active = pk.steps() ? pk.active[0] : 0;
   Matrix carry = Matrix::Zero(H, max_active);  // (H, active) d h flowing back from step t+1
   Matrix dh(H, max_active);                    // (H, active) total d h at step t
+  Matrix dn(H, max_active);                    // (H, active) d n_pre
   for (Index t = pk.steps() - 1; t >= 0; --t) {
     const Index o = pk.offset[t], a = pk.active[t];
     const Index next_active = t + 1 < pk.steps() ? pk.active[t + 1] : 0;
     auto dht = dh.leftCols(a);
-    dht = d_h.middleCols(o, a);
+    for (Index j = 0; j < a; ++j) dht.col(j) = d_states.col(dir.source[o + j]).segment(dir.state_row, H);
     dht.leftCols(next_active) += carry.leftCols(next_active);
     const auto r = c.r.middleCols(o, a).array();
     const auto z = c.z.middleCols(o, a).array();
     const auto n = c.n.middleCols(o, a).array();
     const auto hp = c.h_prev.middleCols(o, a).array();
-    auto dx = c.dgates.middleCols(o, a);
+    auto dnt = dn.leftCols(a);
     auto dhh = c.dgh.middleCols(o, a);
     // n path: d n_pre = dh (1 - z) (1 - n^2)
-    dx.bottomRows(H) = dht.array() * (1 - z) * (1 - n * n);
+    dnt = dht.array() * (1 - z) * (1 - n * n);
     // z path: d z_pre = dh (h_prev - n) z (1 - z)
-    dx.middleRows(H, H) = dht.array() * (hp - n) * z * (1 - z);
+    dhh.middleRows(H, H) = dht.array() * (hp - n) * z * (1 - z);
     // r path: d r_pre = d n_pre gh_n r (1 - r)
-    dx.topRows(H) = dx.bottomRows(H).array() * c.gh_n.middleCols(o, a).array() * r * (1 - r);
-    dhh.topRows(2 * H) = dx.topRows(2 * H);
-    dhh.bottomRows(H) = dx.bottomRows(H).array() * r;
+    dhh.topRows(H) = dnt.array() * c.gh_n.middleCols(o, a).array() * r * (1 - r);
+    dhh.bottomRows(H) = dnt.array() * r;
     carry.leftCols(a) = dht.array() * z;
     if (t > 0) carry.leftCols(a).noalias() += p.U.transpose() * dhh;
+    // The input side's r, z pre-activation gradients equal the recurrent side's.
+    for (Index j = 0; j < a; ++j) {
+      auto col = d_gates.col(dir.source[o + j]).segment(dir.gate_row, 3 * H);
+      col.head(2 * H) = dhh.col(j).head(2 * H);
+      col.tail(H) = dnt.col(j);
+    }
   }
   g.U.noalias() += c.dgh * c.h_prev.transpose();
   g.b_hh += c.dgh.rowwise().sum();
@@ -143,24 +157,15 @@ Matrix bigru_forward(const BiGruParams& p, const Matrix& x, const std::vector<In
   const Packing& pk = c.packing;
   HAN_ASSERT(pk.total == x.cols());
   const Index H = p.fwd.hidden(), T = pk.total;
-  Matrix g(6 * H, T);  // (6H, T) both directions' input projections, flat order
-  g.noalias() = stacked(p.fwd.W, p.bwd.W) * x;
-  g.colwise() += stacked(p.fwd.b_ih, p.bwd.b_ih).col(0);
-  c.fwd.gx.resize(3 * H, T);
-  c.bwd.gx.resize(3 * H, T);
-  for (Index k = 0; k < T; ++k) {
-    c.fwd.gx.col(k) = g.col(pk.forward_source[k]).head(3 * H);
-    c.bwd.gx.col(k) = g.col(pk.backward_source[k]).tail(3 * H);
-  }
-  gru_forward(p.fwd, pk, c.fwd);
-  gru_forward(p.bwd, pk, c.bwd);
-  c.fwd.gx = Matrix();  // backward does not need the projections: free them early
-  c.bwd.gx = Matrix();
+  Matrix bias = stacked(p.fwd.b_ih, p.bwd.b_ih);  // (6H, 1) plus the folded r, z recurrent biases
+  bias.middleRows(0, 2 * H) += p.fwd.b_hh.topRows(2 * H);
+  bias.middleRows(3 * H, 2 * H) += p.bwd.b_hh.topRows(2 * H);
+  Matrix gates(6 * H, T);  // (6H, T) both directions' input projections, flat order
+  gates.noalias() = stacked(p.fwd.W, p.bwd.W) * x;
+  gates.colwise() += bias.col(0);
   Matrix out(2 * H, T);
-  for (Index k = 0; k < T; ++k) {
-    out.col(pk.forward_source[k]).head(H) = c.fwd.h.col(k);
-    out.col(pk.backward_source[k]).tail(H) = c.bwd.h.col(k);
-  }
+  gru_forward(p.fwd, pk, {pk.forward_source, 0, 0}, gates, c.fwd, out);
+  gru_forward(p.bwd, pk, {pk.backward_source, 3 * H, H}, gates, c.bwd, out);
   return out;
 }
 
@@ -168,26 +173,17 @@ Matrix bigru_backward(const BiGruParams& p, BiGruCache& c, const Matrix& x, cons
                       BiGruParams& g) {
   const Packing& pk = c.packing;
   const Index H = p.fwd.hidden(), T = pk.total;
-  Matrix d_fwd(H, T), d_bwd(H, T);
-  for (Index k = 0; k < T; ++k) {
-    d_fwd.col(k) = d_out.col(pk.forward_source[k]).head(H);
-    d_bwd.col(k) = d_out.col(pk.backward_source[k]).tail(H);
-  }
-  gru_backward(p.fwd, pk, c.fwd, d_fwd, g.fwd);
-  gru_backward(p.bwd, pk, c.bwd, d_bwd, g.bwd);
-  Matrix dg(6 * H, T);  // (6H, T) d input projections, flat order
-  for (Index k = 0; k < T; ++k) {
-    dg.col(pk.forward_source[k]).head(3 * H) = c.fwd.dgates.col(k);
-    dg.col(pk.backward_source[k]).tail(3 * H) = c.bwd.dgates.col(k);
-  }
+  Matrix d_gates(6 * H, T);  // (6H, T) d input projections, flat order
+  gru_backward(p.fwd, pk, {pk.forward_source, 0, 0}, c.fwd, d_out, d_gates, g.fwd);
+  gru_backward(p.bwd, pk, {pk.backward_source, 3 * H, H}, c.bwd, d_out, d_gates, g.bwd);
   Matrix dw(6 * H, x.rows());
-  dw.noalias() = dg * x.transpose();
+  dw.noalias() = d_gates * x.transpose();
   g.fwd.W += dw.topRows(3 * H);
   g.bwd.W += dw.bottomRows(3 * H);
-  const Vector db = dg.rowwise().sum();
+  const Vector db = d_gates.rowwise().sum();
   g.fwd.b_ih.col(0) += db.head(3 * H);
   g.bwd.b_ih.col(0) += db.tail(3 * H);
-  return stacked(p.fwd.W, p.bwd.W).transpose() * dg;
+  return stacked(p.fwd.W, p.bwd.W).transpose() * d_gates;
 }
 
 }  // namespace han

@@ -44,26 +44,38 @@ struct GruParams {
   }
 };
 
-// One direction's recurrence over packed columns. Every buffer is (rows, T) in packed order.
+// One direction's recurrence. Its own buffers are (rows, T) in packed order; it reads its
+// input projections from, and writes its states and gradients to, the biGRU's flat
+// buffers, one step's columns at a time (no whole-batch gather or scatter pass).
 struct GruCache {
   bool keep_for_backward = true;  // false: gate buffers hold one step only (inference)
-  Matrix gx;      // (3H, T) input projections W x + b_ih, filled by the caller
   Matrix h;       // (H, T) output states
   Matrix h_prev;  // (H, T) state before each step (0 at t = 0)
   Matrix r, z, n; // (H, T) gate activations
-  Matrix gh_n;    // (H, T) U_n h_prev + b_hn
-  Matrix dgates;  // (3H, T) backward: d (W x + b_ih), the input side's pre-activations
-  Matrix dgh;     // (3H, T) backward scratch: d (U h + b_hh)
+  Matrix gh_n;    // (H, T) U_n h_prev + b_hn (kept for backward only)
+  Matrix dgh;     // (3H, T) backward: d (U h + b_hh)
+  Matrix step;    // (4H, max active) scratch: one step's gathered input side and U_n h_prev + b_hn
+};
+
+// Where one direction sits in the biGRU's flat buffers: packed column k is flat column
+// source[k]; its 3H gate rows start at gate_row, its H state rows at state_row.
+struct GruDirection {
+  const std::vector<Index>& source;
+  Index gate_row;
+  Index state_row;
 };
 
 // PyTorch's default: every tensor U(-1/sqrt(H), 1/sqrt(H)).
 GruParams gru_init(Index input_dim, Index hidden, Rng& rng);
-// Runs the recurrence of one direction from c.gx; the output states are c.h.
-void gru_forward(const GruParams& p, const Packing& pk, GruCache& c);
-// d_h (H, T) packed; adds the gradients of U and b_hh into g and leaves d (W x + b_ih)
-// in c.dgates (the caller owns the input projection and so its gradients).
-void gru_backward(const GruParams& p, const Packing& pk, GruCache& c, const Matrix& d_h,
-                  GruParams& g);
+// gates (6H, T) flat: W x + b_ih + [b_hr; b_hz; 0] for both directions (the recurrent
+// r and z biases are folded in: they only ever appear summed with the input side).
+// Writes this direction's H rows of states (2H, T) flat.
+void gru_forward(const GruParams& p, const Packing& pk, const GruDirection& dir, const Matrix& gates,
+                 GruCache& c, Matrix& states);
+// d_states (2H, T) flat; adds the gradients of U and b_hh into g and writes this
+// direction's rows of d_gates (6H, T) flat: d (W x + b_ih), whose weights the caller owns.
+void gru_backward(const GruParams& p, const Packing& pk, const GruDirection& dir, GruCache& c,
+                  const Matrix& d_states, Matrix& d_gates, GruParams& g);
 
 struct BiGruParams {
   GruParams fwd, bwd;

@@ -1,0 +1,16 @@
+#include "han/malloc_tuning.h"
+
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+
+namespace han {
+
+void tune_malloc_for_batches() {
+#ifdef __GLIBC__
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);
+#endif
+}
+
+}  // namespace han
