@@ -1,5 +1,6 @@
 #include "han/malloc_tuning.h"
 
+#include <cstdlib>  // defines __GLIBC__ (through <features.h>) on glibc systems
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif

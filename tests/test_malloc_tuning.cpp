@@ -1,0 +1,21 @@
+// The allocator settings take effect: a batch-sized block comes from the heap, not from
+// a fresh mapping that would be unmapped (and page-faulted again) every batch.
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+
+#include "han/malloc_tuning.h"
+
+#ifdef __GLIBC__
+#include <malloc.h>
+
+TEST_CASE("after tuning, a 24 MiB block is not a separate mapping", "[malloc]") {
+  han::tune_malloc_for_batches();
+  const std::size_t mapped_before = mallinfo2().hblkhd;
+  void* block = std::malloc(24u << 20);
+  REQUIRE(block != nullptr);
+  const std::size_t mapped_during = mallinfo2().hblkhd;
+  std::free(block);
+  CHECK(mapped_during == mapped_before);
+}
+#endif
