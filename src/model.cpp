@@ -31,7 +31,8 @@ Matrix dropout_mask(Index rows, Index cols, double p, Rng& rng) {
 }
 
 Matrix han_forward(const HanParams& p, const ModelConfig& cfg, const Batch& batch,
-                   const Matrix& dropout, HanCache& c, bool for_backward) {
+                   const Matrix& dropout, HanCache& c, bool for_backward, const Matrix* word_inputs) {
+  HAN_ASSERT(!(for_backward && word_inputs));
   const Index S = batch.max_sentences(), B = batch.size();
   // Word level: every real sentence of the batch is one sequence.
   const std::vector<Index> sentence_lengths = mask_lengths(batch.word_mask);  // (S*B)
@@ -39,8 +40,13 @@ Matrix han_forward(const HanParams& p, const ModelConfig& cfg, const Batch& batc
   c.token_ids.reserve(batch.real_tokens);
   for (Index col = 0; col < S * B; ++col)
     for (Index w = 0; w < sentence_lengths[col]; ++w) c.token_ids.push_back(batch.ids(w, col));
-  embedding_forward(p.embedding, c.token_ids, c.x);
-  const Matrix word_states = bigru_forward(p.word_gru, c.x, sentence_lengths, c.word_gru, for_backward);
+  Matrix word_states;
+  if (word_inputs) {
+    word_states = bigru_forward_lookup(p.word_gru, *word_inputs, c.token_ids, sentence_lengths, c.word_gru);
+  } else {
+    embedding_forward(p.embedding, c.token_ids, c.x);
+    word_states = bigru_forward(p.word_gru, c.x, sentence_lengths, c.word_gru, for_backward);
+  }
   const Matrix sentence_vectors = attention_forward(p.word_attention, word_states, batch.word_mask,
                                                     cfg.mask, cfg.pooling, c.word_attention);
 

@@ -51,18 +51,25 @@ void PaddingAttention::add(const PaddingAttention& o) {
 }
 
 Predictor::Predictor(const HanParams& params, const ModelConfig& cfg, int threads)
-    : params_(params), cfg_(cfg), threads_(resolve_threads(threads)) {}
+    : params_(params), cfg_(cfg), threads_(resolve_threads(threads)), word_inputs_(params) {}
 
 Matrix Predictor::predict_batch(const std::vector<Document>& docs, const std::vector<Index>& indices,
                                 std::vector<Explanation>* explanations,
                                 PaddingAttention* padding) const {
-  const std::vector<Batch> shards = make_shards(docs, indices, threads_);
+  word_inputs_.fill(docs, indices);
+  return predict_batch(docs, indices, threads_, explanations, padding);
+}
+
+Matrix Predictor::predict_batch(const std::vector<Document>& docs, const std::vector<Index>& indices, int threads,
+                                std::vector<Explanation>* explanations, PaddingAttention* padding) const {
+  const std::vector<Batch> shards = make_shards(docs, indices, threads);
   std::vector<Matrix> probs(shards.size());
   std::vector<std::vector<Explanation>> shard_explanations(shards.size());
   std::vector<PaddingAttention> shard_padding(shards.size());
   run_parallel(static_cast<int>(shards.size()), [&](int k) {
     HanCache cache;
-    probs[k] = softmax_columns(han_forward(params_, cfg_, shards[k], Matrix(), cache, /*for_backward=*/false));
+    probs[k] = softmax_columns(
+        han_forward(params_, cfg_, shards[k], Matrix(), cache, /*for_backward=*/false, word_inputs_.table()));
     if (padding) shard_padding[k] = padding_attention(cache);
     if (explanations)
       for (Index b = 0; b < shards[k].size(); ++b) shard_explanations[k].push_back(explain(shards[k], cache, b));
@@ -88,10 +95,11 @@ Matrix Predictor::predict(const std::vector<Document>& docs, const std::vector<B
                           std::vector<Explanation>* explanations, PaddingAttention* padding) const {
   Matrix out(params_.output.W.rows(), static_cast<Index>(docs.size()));
   if (explanations) explanations->assign(docs.size(), Explanation());
+  for (const BatchIndices& indices : batches) word_inputs_.fill(docs, indices);
   // Writes one batch's answers to its documents' columns (disjoint across batches).
-  auto predict_into = [&](const Predictor& predictor, const BatchIndices& indices, PaddingAttention* pad) {
+  auto predict_into = [&](int threads, const BatchIndices& indices, PaddingAttention* pad) {
     std::vector<Explanation> batch_explanations;
-    const Matrix p = predictor.predict_batch(docs, indices, explanations ? &batch_explanations : nullptr, pad);
+    const Matrix p = predict_batch(docs, indices, threads, explanations ? &batch_explanations : nullptr, pad);
     for (std::size_t i = 0; i < indices.size(); ++i) {
       out.col(indices[i]) = p.col(static_cast<Index>(i));
       if (explanations) (*explanations)[indices[i]] = std::move(batch_explanations[i]);
@@ -100,17 +108,16 @@ Matrix Predictor::predict(const std::vector<Document>& docs, const std::vector<B
   if (threads_ > 1 && batches.size() >= static_cast<std::size_t>(threads_)) {
     // Many batches: each thread takes whole batches (larger products, no thread start per
     // batch). A lone batch is split into shards by predict_batch instead.
-    const Predictor single(params_, cfg_, 1);
     std::vector<PaddingAttention> per_thread(threads_);
     run_parallel(threads_, [&](int k) {
       for (std::size_t b = static_cast<std::size_t>(k); b < batches.size(); b += static_cast<std::size_t>(threads_))
-        predict_into(single, batches[b], padding ? &per_thread[k] : nullptr);
+        predict_into(1, batches[b], padding ? &per_thread[k] : nullptr);
     });
     if (padding)
       for (const PaddingAttention& pa : per_thread) padding->add(pa);
     return out;
   }
-  for (const BatchIndices& indices : batches) predict_into(*this, indices, padding);
+  for (const BatchIndices& indices : batches) predict_into(threads_, indices, padding);
   return out;
 }
 

@@ -6,6 +6,7 @@
 #include "han/loss.h"
 #include "han/model.h"
 #include "han/parameters.h"
+#include "han/word_input_table.h"
 #include "support/gradcheck.h"
 
 using namespace han;
@@ -127,4 +128,35 @@ TEST_CASE("masked models give a document the same probabilities alone and in a p
     else
       CHECK(diff <= 1e-5f);
   }
+}
+
+TEST_CASE("prediction through the word input table gives the embedding path's logits", "[model]") {
+  const std::vector<Document> docs = sample_docs();
+  for (MaskMode mode : {MaskMode::none, MaskMode::renorm}) {
+    ModelConfig cfg = small_config(mode, Pooling::attention);
+    cfg.embedding_dim = 9;  // the table is used while 6Hw <= 2E: 18 <= 18
+    Rng rng(31);
+    const HanParams p = han_init(cfg, 12, 3, rng);
+    WordInputTable table(p);
+    REQUIRE(table.table() != nullptr);
+    table.fill(docs, {0, 1});           // in two parts, as a stream of batches would
+    table.fill(docs, {1, 2, 3});
+    const Batch batch = make_batch(docs, {0, 1, 2, 3});
+    HanCache with_embeddings, with_table;
+    const Matrix expected = han_forward(p, cfg, batch, Matrix(), with_embeddings, false);
+    const Matrix got = han_forward(p, cfg, batch, Matrix(), with_table, false, table.table());
+    INFO("mask " << to_string(mode));
+    CHECK((expected - got).cwiseAbs().maxCoeff() <= 1e-5f);
+    CHECK((with_embeddings.word_attention.alpha - with_table.word_attention.alpha).cwiseAbs().maxCoeff() <= 1e-5f);
+    CHECK(with_table.x.size() == 0);  // the embeddings were never gathered
+  }
+}
+
+TEST_CASE("the word input table is not used when it would outgrow the embeddings", "[model]") {
+  const ModelConfig cfg = small_config(MaskMode::renorm, Pooling::attention);  // 6Hw = 18 > 2E = 10
+  Rng rng(3);
+  const HanParams p = han_init(cfg, 12, 3, rng);
+  WordInputTable table(p);
+  table.fill(sample_docs(), {0, 1});
+  CHECK(table.table() == nullptr);
 }

@@ -51,7 +51,7 @@ double han_parameter_count(const ModelConfig& cfg, Index vocab_size, Index class
 // Everything forward keeps for backward (and for explanations).
 struct HanCache {
   std::vector<std::int32_t> token_ids;         // (T) real tokens, sentence by sentence
-  Matrix x;                                    // (E, T) embeddings
+  Matrix x;                                    // (E, T) embeddings (empty with a word input table)
   BiGruCache word_gru;
   AttentionCache word_attention;               // alpha: (W, S*B) word weights
   std::vector<Index> sentence_columns;         // (N) column s + S*b of each real sentence
@@ -65,8 +65,11 @@ struct HanCache {
 
 // logits (C, B). dropout_mask (2Hs, B) of 0 and 1/(1-p), or empty for none.
 // for_backward = false (prediction) keeps no GRU gate history; attention weights are kept.
+// word_inputs: a WordInputTable's table holding every word of the batch (prediction only),
+// or null to embed and project.
 Matrix han_forward(const HanParams& p, const ModelConfig& cfg, const Batch& batch,
-                   const Matrix& dropout_mask, HanCache& c, bool for_backward = true);
+                   const Matrix& dropout_mask, HanCache& c, bool for_backward = true,
+                   const Matrix* word_inputs = nullptr);
 // Adds the gradient of the loss into g given d logits (C, B). With
 // train_embeddings = false the embedding table's gradient is left untouched.
 void han_backward(const HanParams& p, HanCache& c, const Matrix& d_logits, HanParams& g,

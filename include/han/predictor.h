@@ -5,6 +5,7 @@
 
 #include "han/batch.h"
 #include "han/model.h"
+#include "han/word_input_table.h"
 
 namespace han {
 
@@ -25,6 +26,8 @@ struct PaddingAttention {
 
 class Predictor {
  public:
+  // Keeps a reference to params, which must outlive it and not change. Not thread-safe:
+  // one call at a time (each call fills its documents' words into the word input table).
   Predictor(const HanParams& params, const ModelConfig& cfg, int threads);
   // Probabilities (C, n), column i for docs[i]. Documents are batched by length.
   Matrix predict(const std::vector<Document>& docs, Index batch_size,
@@ -40,9 +43,13 @@ class Predictor {
                        PaddingAttention* padding = nullptr) const;
 
  private:
+  Matrix predict_batch(const std::vector<Document>& docs, const std::vector<Index>& indices, int threads,
+                       std::vector<Explanation>* explanations, PaddingAttention* padding) const;
+
   const HanParams& params_;
   ModelConfig cfg_;
   int threads_;
+  mutable WordInputTable word_inputs_;  // grows with the words seen; read by every batch
 };
 
 // Index of the largest probability in each column.

@@ -29,8 +29,8 @@ void run_eval(const EvalArgs& a) {
   const std::vector<Example> examples = read_examples(a.data, format, true);
   if (examples.empty()) throw han::Error(a.data + ": no documents to evaluate");
   const std::vector<Document> docs = encode_all(examples, c.tokenizer(), c.vocab, c.labels);
+  const auto start = std::chrono::steady_clock::now();  // the predictor's set-up counts as prediction
   const Predictor predictor(c.params, c.config.model, a.threads);
-  const auto start = std::chrono::steady_clock::now();
   const Matrix probs = predictor.predict(docs, a.batch_size);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::int64_t tokens = 0;

@@ -66,7 +66,7 @@ void gru_forward(const GruParams& p, const Packing& pk, const GruDirection& dir,
     // (3H, a) this step's input side, then the r, z pre-activations. The products land in
     // this scratch in both modes, so prediction rounds exactly as training does.
     auto g = c.step.topRows(3 * H).leftCols(a);
-    for (Index j = 0; j < a; ++j) g.col(j) = gates.col(dir.source[o + j]).segment(dir.gate_row, 3 * H);
+    for (Index j = 0; j < a; ++j) g.col(j) = gates.col(dir.gate_source[o + j]).segment(dir.gate_row, 3 * H);
     auto hp = c.h_prev.middleCols(k, a);
     auto gh_n = c.step.bottomRows(H).leftCols(a);
     if (t == 0) {
@@ -150,23 +150,54 @@ Matrix stacked(const Matrix& fwd, const Matrix& bwd) {
 
 }  // namespace
 
+Matrix bigru_input_table(const BiGruParams& p, const Matrix& inputs) {
+  const Index H = p.fwd.hidden();
+  Matrix bias = stacked(p.fwd.b_ih, p.bwd.b_ih);  // (6H, 1) plus the folded r, z recurrent biases
+  bias.middleRows(0, 2 * H) += p.fwd.b_hh.topRows(2 * H);
+  bias.middleRows(3 * H, 2 * H) += p.bwd.b_hh.topRows(2 * H);
+  Matrix gates(6 * H, inputs.cols());
+  gates.noalias() = stacked(p.fwd.W, p.bwd.W) * inputs;
+  gates.colwise() += bias.col(0);
+  return gates;
+}
+
+namespace {
+
+// Both directions' recurrences; packed column k reads its input side from gates column
+// gate_source_{fwd,bwd}[k].
+Matrix run_directions(const BiGruParams& p, const Matrix& gates, const std::vector<Index>& gate_source_fwd,
+                      const std::vector<Index>& gate_source_bwd, BiGruCache& c) {
+  const Packing& pk = c.packing;
+  const Index H = p.fwd.hidden();
+  Matrix out(2 * H, pk.total);
+  gru_forward(p.fwd, pk, {pk.forward_source, gate_source_fwd, 0, 0}, gates, c.fwd, out);
+  gru_forward(p.bwd, pk, {pk.backward_source, gate_source_bwd, 3 * H, H}, gates, c.bwd, out);
+  return out;
+}
+
+}  // namespace
+
 Matrix bigru_forward(const BiGruParams& p, const Matrix& x, const std::vector<Index>& lengths,
                      BiGruCache& c, bool for_backward) {
   c.fwd.keep_for_backward = c.bwd.keep_for_backward = for_backward;
   c.packing = make_packing(lengths);
+  HAN_ASSERT(c.packing.total == x.cols());
+  const Matrix gates = bigru_input_table(p, x);  // (6H, T) flat order
+  return run_directions(p, gates, c.packing.forward_source, c.packing.backward_source, c);
+}
+
+Matrix bigru_forward_lookup(const BiGruParams& p, const Matrix& table, const std::vector<std::int32_t>& ids,
+                            const std::vector<Index>& lengths, BiGruCache& c) {
+  c.fwd.keep_for_backward = c.bwd.keep_for_backward = false;
+  c.packing = make_packing(lengths);
   const Packing& pk = c.packing;
-  HAN_ASSERT(pk.total == x.cols());
-  const Index H = p.fwd.hidden(), T = pk.total;
-  Matrix bias = stacked(p.fwd.b_ih, p.bwd.b_ih);  // (6H, 1) plus the folded r, z recurrent biases
-  bias.middleRows(0, 2 * H) += p.fwd.b_hh.topRows(2 * H);
-  bias.middleRows(3 * H, 2 * H) += p.bwd.b_hh.topRows(2 * H);
-  Matrix gates(6 * H, T);  // (6H, T) both directions' input projections, flat order
-  gates.noalias() = stacked(p.fwd.W, p.bwd.W) * x;
-  gates.colwise() += bias.col(0);
-  Matrix out(2 * H, T);
-  gru_forward(p.fwd, pk, {pk.forward_source, 0, 0}, gates, c.fwd, out);
-  gru_forward(p.bwd, pk, {pk.backward_source, 3 * H, H}, gates, c.bwd, out);
-  return out;
+  HAN_ASSERT(pk.total == static_cast<Index>(ids.size()));
+  std::vector<Index> fwd(pk.total), bwd(pk.total);
+  for (Index k = 0; k < pk.total; ++k) {
+    fwd[k] = ids[pk.forward_source[k]];
+    bwd[k] = ids[pk.backward_source[k]];
+  }
+  return run_directions(p, table, fwd, bwd, c);
 }
 
 Matrix bigru_backward(const BiGruParams& p, BiGruCache& c, const Matrix& x, const Matrix& d_out,
@@ -174,8 +205,8 @@ Matrix bigru_backward(const BiGruParams& p, BiGruCache& c, const Matrix& x, cons
   const Packing& pk = c.packing;
   const Index H = p.fwd.hidden(), T = pk.total;
   Matrix d_gates(6 * H, T);  // (6H, T) d input projections, flat order
-  gru_backward(p.fwd, pk, {pk.forward_source, 0, 0}, c.fwd, d_out, d_gates, g.fwd);
-  gru_backward(p.bwd, pk, {pk.backward_source, 3 * H, H}, c.bwd, d_out, d_gates, g.bwd);
+  gru_backward(p.fwd, pk, {pk.forward_source, pk.forward_source, 0, 0}, c.fwd, d_out, d_gates, g.fwd);
+  gru_backward(p.bwd, pk, {pk.backward_source, pk.backward_source, 3 * H, H}, c.bwd, d_out, d_gates, g.bwd);
   Matrix dw(6 * H, x.rows());
   dw.noalias() = d_gates * x.transpose();
   g.fwd.W += dw.topRows(3 * H);

@@ -10,6 +10,7 @@
 // Gates are packed [r, z, n] (PyTorch's equations):
 //   r = σ(W_r x + b_ir + U_r h + b_hr),  z = σ(W_z x + b_iz + U_z h + b_hz)
 //   n = tanh(W_n x + b_in + r ⊙ (U_n h + b_hn)),  h' = (1 − z) ⊙ n + z ⊙ h
+#include <cstdint>
 #include <vector>
 
 #include "han/random.h"
@@ -57,18 +58,20 @@ struct GruCache {
   Matrix step;    // (4H, max active) scratch: one step's gathered input side and U_n h_prev + b_hn
 };
 
-// Where one direction sits in the biGRU's flat buffers: packed column k is flat column
-// source[k]; its 3H gate rows start at gate_row, its H state rows at state_row.
+// Where one direction sits in the biGRU's buffers: packed column k is flat column
+// source[k] of the states and reads column gate_source[k] of the input gates (the same
+// flat column, or a word's column of a lookup table); its 3H gate rows start at gate_row,
+// its H state rows at state_row.
 struct GruDirection {
   const std::vector<Index>& source;
+  const std::vector<Index>& gate_source;
   Index gate_row;
   Index state_row;
 };
 
 // PyTorch's default: every tensor U(-1/sqrt(H), 1/sqrt(H)).
 GruParams gru_init(Index input_dim, Index hidden, Rng& rng);
-// gates (6H, T) flat: W x + b_ih + [b_hr; b_hz; 0] for both directions (the recurrent
-// r and z biases are folded in: they only ever appear summed with the input side).
+// gates: both directions' input side (see bigru_input_table), read through dir.gate_source.
 // Writes this direction's H rows of states (2H, T) flat.
 void gru_forward(const GruParams& p, const Packing& pk, const GruDirection& dir, const Matrix& gates,
                  GruCache& c, Matrix& states);
@@ -94,10 +97,19 @@ struct BiGruCache {
 };
 
 BiGruParams bigru_init(Index input_dim, Index hidden, Rng& rng);
+// (6H, V) both directions' input side for each column of inputs (D, V):
+// [W_fwd; W_bwd] inputs + b_ih + [b_hr; b_hz; 0] (the recurrent r and z biases are folded
+// in: they only ever appear summed with the input side).
+Matrix bigru_input_table(const BiGruParams& p, const Matrix& inputs);
 // x (D, T) flat; returns (2H, T) flat: rows [0, H) forward states, [H, 2H) backward states.
 // for_backward = false keeps no per-step gates (prediction): bigru_backward cannot follow.
 Matrix bigru_forward(const BiGruParams& p, const Matrix& x, const std::vector<Index>& lengths,
                      BiGruCache& c, bool for_backward = true);
+// Prediction when every input is a column of a fixed matrix (word embeddings): with
+// table = bigru_input_table(p, embeddings), flat column k's input side is table column
+// ids[k], a lookup instead of a product. The same states as bigru_forward up to rounding.
+Matrix bigru_forward_lookup(const BiGruParams& p, const Matrix& table, const std::vector<std::int32_t>& ids,
+                            const std::vector<Index>& lengths, BiGruCache& c);
 // x: the input given to bigru_forward (the caller keeps it, so it is not copied);
 // d_out (2H, T) flat; adds into g; returns d x (D, T) flat.
 Matrix bigru_backward(const BiGruParams& p, BiGruCache& c, const Matrix& x, const Matrix& d_out,
