@@ -1,9 +1,41 @@
 #include "han/optimizer.h"
 
+#include <algorithm>
 #include <cmath>
+#include <functional>
+
+#include "han/parallel.h"
 
 namespace han {
 namespace {
+
+// A contiguous run of one parameter's elements (column-major flat order).
+struct Piece {
+  std::size_t param;
+  Index begin, size;
+};
+
+// Cut at a fixed size, whatever the thread count.
+std::vector<Piece> pieces_of(const std::vector<ParamRef>& params) {
+  constexpr Index kPiece = 1 << 16;
+  std::vector<Piece> out;
+  for (std::size_t i = 0; i < params.size(); ++i)
+    for (Index b = 0; b < params[i].value->size(); b += kPiece)
+      out.push_back({i, b, std::min(kPiece, params[i].value->size() - b)});
+  return out;
+}
+
+// fn(piece index, piece) for every piece; thread t takes pieces t, t + threads, ...
+void for_pieces(const std::vector<Piece>& pieces, int threads, const std::function<void(std::size_t, const Piece&)>& fn) {
+  const int n = std::max(1, std::min(threads, static_cast<int>(pieces.size())));
+  run_parallel(n, [&](int t) {
+    for (std::size_t k = static_cast<std::size_t>(t); k < pieces.size(); k += static_cast<std::size_t>(n)) fn(k, pieces[k]);
+  });
+}
+
+using FlatArray = Eigen::Map<Eigen::Array<Scalar, Eigen::Dynamic, 1>>;
+
+FlatArray flat(Matrix& m, const Piece& p) { return FlatArray(m.data() + p.begin, p.size); }
 
 // Lazily creates one state tensor per parameter, shaped like it.
 void ensure_state(std::vector<Matrix>& state, const std::vector<ParamRef>& params) {
@@ -23,16 +55,18 @@ std::vector<ParamRef> named_state(const std::vector<ParamRef>& params, std::vect
 
 class Sgd : public Optimizer {
  public:
-  explicit Sgd(const OptimizerConfig& cfg) : cfg_(cfg) {}
+  Sgd(const OptimizerConfig& cfg, int threads) : cfg_(cfg), threads_(threads) {}
   void step(const std::vector<ParamRef>& params, double lr) override {
     ensure_state(velocity_, params);
     const Scalar mu = static_cast<Scalar>(cfg_.momentum), wd = static_cast<Scalar>(cfg_.weight_decay);
-    for (std::size_t i = 0; i < params.size(); ++i) {
-      Matrix& v = velocity_[i];
-      if (wd != 0) *params[i].grad += wd * *params[i].value;
-      v = mu * v + *params[i].grad;
-      *params[i].value -= static_cast<Scalar>(lr) * v;
-    }
+    for_pieces(pieces_of(params), threads_, [&](std::size_t, const Piece& p) {
+      auto g = flat(*params[p.param].grad, p);
+      auto w = flat(*params[p.param].value, p);
+      auto v = flat(velocity_[p.param], p);
+      if (wd != 0) g += wd * w;
+      v = mu * v + g;
+      w -= static_cast<Scalar>(lr) * v;
+    });
     ++steps_;
   }
   std::vector<ParamRef> state(const std::vector<ParamRef>& params) override {
@@ -43,13 +77,14 @@ class Sgd : public Optimizer {
 
  private:
   OptimizerConfig cfg_;
+  int threads_;
   std::vector<Matrix> velocity_;
   long long steps_ = 0;
 };
 
 class Adam : public Optimizer {
  public:
-  explicit Adam(const OptimizerConfig& cfg) : cfg_(cfg) {}
+  Adam(const OptimizerConfig& cfg, int threads) : cfg_(cfg), threads_(threads) {}
   void step(const std::vector<ParamRef>& params, double lr) override {
     ensure_state(m_, params);
     ensure_state(v_, params);
@@ -59,16 +94,16 @@ class Adam : public Optimizer {
     const Scalar v_correction = static_cast<Scalar>(1 / std::sqrt(1 - std::pow(b2, steps_)));
     const Scalar eps = static_cast<Scalar>(cfg_.eps), wd = static_cast<Scalar>(cfg_.weight_decay);
     const Scalar fb1 = static_cast<Scalar>(b1), fb2 = static_cast<Scalar>(b2);
-    for (std::size_t i = 0; i < params.size(); ++i) {
-      auto g = params[i].grad->array();
-      auto w = params[i].value->array();
+    for_pieces(pieces_of(params), threads_, [&](std::size_t, const Piece& p) {
+      auto g = flat(*params[p.param].grad, p);
+      auto w = flat(*params[p.param].value, p);
       if (wd != 0) g += wd * w;
-      auto m = m_[i].array();
-      auto v = v_[i].array();
+      auto m = flat(m_[p.param], p);
+      auto v = flat(v_[p.param], p);
       m = fb1 * m + (1 - fb1) * g;
       v = fb2 * v + (1 - fb2) * g.square();
       w -= step_size * m / (v.sqrt() * v_correction + eps);
-    }
+    });
   }
   std::vector<ParamRef> state(const std::vector<ParamRef>& params) override {
     std::vector<ParamRef> out = named_state(params, m_, ".adam_m");
@@ -80,24 +115,30 @@ class Adam : public Optimizer {
 
  private:
   OptimizerConfig cfg_;
+  int threads_;
   std::vector<Matrix> m_, v_;
   long long steps_ = 0;
 };
 
 }  // namespace
 
-std::unique_ptr<Optimizer> make_optimizer(const OptimizerConfig& cfg) {
-  if (cfg.name == OptimizerName::sgd) return std::make_unique<Sgd>(cfg);
-  return std::make_unique<Adam>(cfg);
+std::unique_ptr<Optimizer> make_optimizer(const OptimizerConfig& cfg, int threads) {
+  if (cfg.name == OptimizerName::sgd) return std::make_unique<Sgd>(cfg, threads);
+  return std::make_unique<Adam>(cfg, threads);
 }
 
-double clip_global_norm(const std::vector<ParamRef>& params, double max_norm) {
+double clip_global_norm(const std::vector<ParamRef>& params, double max_norm, int threads) {
+  const std::vector<Piece> pieces = pieces_of(params);
+  std::vector<double> sums(pieces.size());
+  for_pieces(pieces, threads, [&](std::size_t k, const Piece& p) {
+    sums[k] = flat(*params[p.param].grad, p).cast<double>().square().sum();
+  });
   double sq = 0;
-  for (const ParamRef& p : params) sq += p.grad->cast<double>().squaredNorm();
+  for (double s : sums) sq += s;
   const double norm = std::sqrt(sq);
   if (max_norm > 0 && std::isfinite(norm) && norm > max_norm) {
     const Scalar scale = static_cast<Scalar>(max_norm / norm);
-    for (const ParamRef& p : params) *p.grad *= scale;
+    for_pieces(pieces, threads, [&](std::size_t, const Piece& p) { flat(*params[p.param].grad, p) *= scale; });
   }
   return norm;
 }

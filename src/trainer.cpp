@@ -254,7 +254,7 @@ TrainResult train_model(const Config& cfg, const Corpus& corpus, const TrainOpti
     return refs;
   };
   std::vector<ParamRef> refs = param_refs();
-  std::unique_ptr<Optimizer> optimizer = make_optimizer(cfg.optimizer);
+  std::unique_ptr<Optimizer> optimizer = make_optimizer(cfg.optimizer, threads);
 
   TrainResult result;
   TrainState state;
@@ -321,7 +321,7 @@ TrainResult train_model(const Config& cfg, const Corpus& corpus, const TrainOpti
       double batch_loss = 0;
       for (const Worker& w : workers) batch_loss += w.loss;
       batch_loss /= static_cast<double>(B);
-      const double norm = clip_global_norm(refs, cfg.optimizer.clip_norm);
+      const double norm = clip_global_norm(refs, cfg.optimizer.clip_norm, threads);
       if (!std::isfinite(batch_loss) || !std::isfinite(norm)) {
         std::string message = numeric_fault(epoch, optimizer->steps() + 1, batch_loss, norm);
         if (!model_path.empty() && state.best_epoch > 0)

@@ -2,7 +2,9 @@
 
 #include <cmath>
 
+#include "han/layers/linear.h"
 #include "han/optimizer.h"
+#include "han/random.h"
 
 using namespace han;
 
@@ -59,4 +61,30 @@ TEST_CASE("global-norm clipping and the linear schedule", "[optimizer]") {
   CHECK(learning_rate(cfg, 5, 10) == Approx(0.5));
   cfg.schedule = LrSchedule::constant;
   CHECK(learning_rate(cfg, 5, 10) == Approx(1.0));
+}
+
+TEST_CASE("the optimizers and the norm give the same numbers on 1 and 3 threads", "[optimizer]") {
+  // 300 x 700 = 210000 elements: four pieces, so the threads really share the work.
+  Rng rng(9);
+  Matrix w0(300, 700), g0(300, 700), b0(3, 1), gb0(3, 1);
+  for (Matrix* m : {&w0, &g0, &b0, &gb0}) fill_uniform(*m, -1, 1, rng);
+  for (OptimizerName name : {OptimizerName::adam, OptimizerName::sgd}) {
+    OptimizerConfig cfg;
+    cfg.name = name;
+    cfg.weight_decay = 0.01;
+    Matrix w1 = w0, g1 = g0, b1 = b0, gb1 = gb0, w3 = w0, g3 = g0, b3 = b0, gb3 = gb0;
+    std::vector<ParamRef> one = {{"w", &w1, &g1}, {"b", &b1, &gb1}}, three = {{"w", &w3, &g3}, {"b", &b3, &gb3}};
+    const double norm1 = clip_global_norm(one, 10.0, 1), norm3 = clip_global_norm(three, 10.0, 3);
+    CHECK(norm1 == norm3);
+    CHECK(norm1 == Approx(std::sqrt(g0.cast<double>().squaredNorm() + gb0.cast<double>().squaredNorm())));
+    auto opt1 = make_optimizer(cfg, 1), opt3 = make_optimizer(cfg, 3);
+    for (int step = 0; step < 2; ++step) {
+      opt1->step(one, 0.01);
+      opt3->step(three, 0.01);
+    }
+    CHECK(w1.cwiseEqual(w3).all());
+    CHECK(b1.cwiseEqual(b3).all());
+    CHECK((w1 - w0).cwiseAbs().maxCoeff() > 0);  // every piece moved
+    CHECK((w1.rightCols(1) - w0.rightCols(1)).cwiseAbs().minCoeff() > 0);
+  }
 }
