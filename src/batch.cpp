@@ -61,9 +61,21 @@ std::vector<Batch> make_shards(const std::vector<Document>& docs, const std::vec
   const auto [S, W] = padded_shape(docs, indices);
   const Index n = static_cast<Index>(indices.size());
   const Index parts = std::max<Index>(1, std::min<Index>(shards, n));
+  // Cut where the running real-token count passes k/parts of the total: threads get equal
+  // work (the cost follows real tokens), not merely equal numbers of documents.
+  std::vector<std::int64_t> before(n + 1, 0);  // real tokens of the first i documents
+  for (Index i = 0; i < n; ++i) before[i + 1] = before[i] + docs[indices[i]].tokens();
+  std::vector<Index> cut(parts + 1, n);
+  cut[0] = 0;
+  for (Index k = 1; k < parts; ++k) {
+    const std::int64_t target = before[n] * k / parts;
+    Index i = cut[k - 1] + 1;  // at least one document per part
+    while (i < n - (parts - k) && before[i] < target) ++i;
+    cut[k] = i;
+  }
   std::vector<Batch> out;
   for (Index k = 0; k < parts; ++k) {
-    const std::vector<Index> part(indices.begin() + n * k / parts, indices.begin() + n * (k + 1) / parts);
+    const std::vector<Index> part(indices.begin() + cut[k], indices.begin() + cut[k + 1]);
     out.push_back(make_batch(docs, part, S, W));
   }
   return out;
