@@ -10,7 +10,7 @@ namespace han {
 void tune_malloc_for_batches() {
 #ifdef __GLIBC__
   mallopt(M_ARENA_MAX, 1);
-  mallopt(M_MMAP_MAX, 0);
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
 #endif
 }
