@@ -71,6 +71,8 @@ std::vector<Batch> make_shards(const std::vector<Document>& docs, const std::vec
     const std::int64_t target = before[n] * k / parts;
     Index i = cut[k - 1] + 1;  // at least one document per part
     while (i < n - (parts - k) && before[i] < target) ++i;
+    // The document that crosses the target goes to whichever side leaves the cut nearer.
+    if (i > cut[k - 1] + 1 && before[i] >= target && target - before[i - 1] < before[i] - target) --i;
     cut[k] = i;
   }
   std::vector<Batch> out;

@@ -1,8 +1,19 @@
 #include "han/word_input_table.h"
 
+#include <algorithm>
+
 #include "han/error.h"
 
 namespace han {
+namespace {
+
+// Columns are computed in products of exactly this many words (the last one padded with
+// zero columns): every word's column then comes out of the same GEMM shape, so its value
+// does not depend on which or how many words were new in the same call, and temporary
+// memory stays small however large the vocabulary.
+constexpr Index kChunk = 256;
+
+}  // namespace
 
 WordInputTable::WordInputTable(const HanParams& params)
     : params_(params),
@@ -19,15 +30,21 @@ void WordInputTable::fill(const std::vector<Document>& docs, const std::vector<I
     for (const std::vector<std::int32_t>& sentence : docs[i].sentences)
       for (std::int32_t id : sentence) {
         HAN_ASSERT(id >= 0 && id < table_.cols());
-        if (ready_[id]) continue;
-        ready_[id] = true;
-        missing.push_back(id);
+        if (!ready_[id]) missing.push_back(id);
       }
-  if (missing.empty()) return;
-  Matrix x(params_.embedding.table.rows(), static_cast<Index>(missing.size()));  // (E, new words)
-  for (std::size_t k = 0; k < missing.size(); ++k) x.col(static_cast<Index>(k)) = params_.embedding.table.col(missing[k]);
-  const Matrix columns = bigru_input_table(params_.word_gru, x);  // (6Hw, new words)
-  for (std::size_t k = 0; k < missing.size(); ++k) table_.col(missing[k]) = columns.col(static_cast<Index>(k));
+  std::sort(missing.begin(), missing.end());
+  missing.erase(std::unique(missing.begin(), missing.end()), missing.end());
+  const Matrix& embeddings = params_.embedding.table;  // (E, V)
+  Matrix x(embeddings.rows(), kChunk);                 // (E, kChunk)
+  for (std::size_t begin = 0; begin < missing.size(); begin += kChunk) {
+    const Index n = std::min<Index>(kChunk, static_cast<Index>(missing.size() - begin));
+    for (Index k = 0; k < n; ++k) x.col(k) = embeddings.col(missing[begin + k]);
+    x.rightCols(kChunk - n).setZero();
+    const Matrix columns = bigru_input_table(params_.word_gru, x);  // (6Hw, kChunk)
+    for (Index k = 0; k < n; ++k) table_.col(missing[begin + k]) = columns.col(k);
+  }
+  // Marked only once computed: a failure above leaves no word claiming a column it lacks.
+  for (std::int32_t id : missing) ready_[id] = true;
 }
 
 }  // namespace han

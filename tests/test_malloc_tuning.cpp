@@ -1,5 +1,7 @@
 // The allocator settings take effect: a batch-sized block comes from the heap, not from
 // a fresh mapping that would be unmapped (and page-faulted again) every batch.
+// ctest runs each test case in a process of its own: there, without the tuning, glibc's
+// threshold is still its initial 128 KiB and the block would be mapped.
 #include <catch2/catch.hpp>
 
 #include <cstdlib>

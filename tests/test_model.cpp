@@ -139,8 +139,9 @@ TEST_CASE("prediction through the word input table gives the embedding path's lo
     const HanParams p = han_init(cfg, 12, 3, rng);
     WordInputTable table(p);
     REQUIRE(table.table() != nullptr);
-    table.fill(docs, {0, 1});           // in two parts, as a stream of batches would
-    table.fill(docs, {1, 2, 3});
+    table.fill(docs, {2});     // in parts, as a stream of batches would: {3, 4, 5} first,
+    table.fill(docs, {0, 1});  // then the rest of documents 0 and 1
+    table.fill(docs, {3});
     const Batch batch = make_batch(docs, {0, 1, 2, 3});
     HanCache with_embeddings, with_table;
     const Matrix expected = han_forward(p, cfg, batch, Matrix(), with_embeddings, false);

@@ -31,8 +31,8 @@ struct Batch {
 Batch make_batch(const std::vector<Document>& docs, const std::vector<Index>& indices,
                  Index min_sentences = 1, Index min_words = 1);
 
-// Splits docs[indices] into at most `shards` contiguous non-empty parts of about equal
-// real-token counts, each padded to the shape
+// Splits docs[indices] into at most `shards` contiguous parts of about equal real-token
+// counts (non-empty unless indices is; then one empty part), each padded to the shape
 // the whole batch would have, so every shard computes exactly what the batch would.
 std::vector<Batch> make_shards(const std::vector<Document>& docs, const std::vector<Index>& indices,
                                int shards);

@@ -1,0 +1,68 @@
+// The predictor (which uses the word input table whenever 6Hw <= 2E) against the model's
+// plain forward pass, one document at a time, on every path: one thread or several,
+// whole batches per thread or one batch split into shards, with explanations.
+#include <catch2/catch.hpp>
+
+#include "han/batch.h"
+#include "han/loss.h"
+#include "han/model.h"
+#include "han/predictor.h"
+#include "han/word_input_table.h"
+
+using namespace han;
+
+namespace {
+
+std::vector<Document> documents(int n) {
+  Rng rng(4);
+  std::vector<Document> docs(n);
+  for (Document& d : docs) {
+    const int sentences = 1 + static_cast<int>(rng.below(4));
+    for (int s = 0; s < sentences; ++s) {
+      std::vector<std::int32_t> words(1 + rng.below(7));
+      for (std::int32_t& w : words) w = 2 + static_cast<std::int32_t>(rng.below(28));
+      d.sentences.push_back(words);
+    }
+  }
+  return docs;
+}
+
+}  // namespace
+
+TEST_CASE("predictions with the word input table equal the plain forward pass", "[predictor]") {
+  ModelConfig cfg;
+  cfg.embedding_dim = 12;
+  cfg.word_hidden = 4;  // 6Hw = 24 <= 2E: the table is used
+  cfg.sentence_hidden = 3;
+  cfg.attention_dim = 5;
+  cfg.mask = MaskMode::renorm;
+  Rng rng(8);
+  const HanParams p = han_init(cfg, 30, 3, rng);
+  REQUIRE(WordInputTable(p).table() != nullptr);
+  const std::vector<Document> docs = documents(23);
+  Matrix expected(3, 23);
+  for (Index i = 0; i < 23; ++i) {
+    HanCache c;
+    expected.col(i) = softmax_columns(han_forward(p, cfg, make_batch(docs, {i}), Matrix(), c, false));
+  }
+  for (int threads : {1, 3}) {
+    for (Index batch_size : {4, 64}) {  // many batches (whole batches per thread) or one (shards)
+      const Predictor predictor(p, cfg, threads);
+      std::vector<Explanation> explanations;
+      const Matrix got = predictor.predict(docs, batch_size, &explanations);
+      INFO("threads " << threads << ", batch size " << batch_size);
+      CHECK((got - expected).cwiseAbs().maxCoeff() <= 1e-5f);
+      REQUIRE(explanations.size() == docs.size());
+      CHECK(explanations[5].sentence_weights.size() == docs[5].sentences.size());
+    }
+    // A stream: batch after batch on one predictor, each filling only its own words.
+    const Predictor stream(p, cfg, threads);
+    for (Index i = 0; i < 23; i += 5) {
+      std::vector<Index> indices;
+      for (Index j = i; j < std::min<Index>(23, i + 5); ++j) indices.push_back(j);
+      const Matrix got = stream.predict_batch(docs, indices);
+      for (std::size_t k = 0; k < indices.size(); ++k)
+        CHECK((got.col(static_cast<Index>(k)) - expected.col(indices[k])).cwiseAbs().maxCoeff() <= 1e-5f);
+    }
+  }
+}
