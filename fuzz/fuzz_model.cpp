@@ -19,7 +19,6 @@
 
 namespace {
 
-
 // Parameters the header's config implies; han_init allocates (and randomly fills) them
 // all before the tensors are compared, so a tiny crafted file can ask for gigabytes.
 double implied_parameters(const nlohmann::json& header) {

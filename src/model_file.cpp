@@ -15,7 +15,6 @@ constexpr std::size_t kMagicSize = sizeof kMagic;
 // magic | version u32 | header length u64 | (header) | tensor count u32 | checksum u64
 constexpr std::size_t kMinSize = kMagicSize + 4 + 8 + 4 + 8;
 
-
 void put_u32(std::string& out, std::uint32_t v) {
   for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
 }

@@ -183,18 +183,18 @@ void read_lines(Runner& runner, int fd, const std::string& name, bool jsonl) {
   std::string line;
   while (reader.next(line)) {
     Item item;
-    const std::string where = name + ":" + std::to_string(reader.line_number());
-    if (jsonl && reader.truncated())
-      throw han::Error(where + ": line is longer than " + std::to_string(kMaxLineBytes >> 20) + " MiB");
-    if (jsonl && line.find_first_not_of(" \t\r") == std::string::npos) {
+    if (!jsonl) {
+      runner.add(std::move(item), line);
+    } else if (line.find_first_not_of(" \t\r") == std::string::npos && !reader.truncated()) {
       runner.add(std::move(item), "");  // an empty line is an empty document: one answer per line
-    } else if (jsonl) {
+    } else {
+      const std::string where = name + ":" + std::to_string(reader.line_number());
+      if (reader.truncated())
+        throw han::Error(where + ": line is longer than " + std::to_string(kMaxLineBytes >> 20) + " MiB");
       Example e = parse_jsonl_record(line, where, false);
       item.gold = e.label;
       item.has_gold = e.has_label;
       runner.add(std::move(item), e.text);
-    } else {
-      runner.add(std::move(item), line);
     }
     if (!reader.ready()) runner.flush();  // answer what we have while input is idle
   }
