@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "han/layers/gru.h"
-#include "han/malloc_tuning.h"
-#include "han/parameters.h"
-#include "han/random.h"
+#include "han/nn/layers/gru.h"
+#include "han/core/malloc_tuning.h"
+#include "han/nn/parameters.h"
+#include "han/core/random.h"
 
 using namespace han;
 using Clock = std::chrono::steady_clock;

@@ -12,10 +12,10 @@
 #include <string>
 #include <string_view>
 
-#include "han/classifier.h"
-#include "han/error.h"
-#include "han/model.h"
-#include "han/model_file.h"
+#include "han/infer/classifier.h"
+#include "han/core/error.h"
+#include "han/nn/model.h"
+#include "han/infer/model_file.h"
 
 namespace {
 

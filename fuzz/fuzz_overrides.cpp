@@ -8,8 +8,8 @@
 #include <string_view>
 #include <vector>
 
-#include "han/config.h"
-#include "han/error.h"
+#include "han/core/config.h"
+#include "han/core/error.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   std::vector<std::string> overrides;

@@ -5,7 +5,7 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "han/tokenizer.h"
+#include "han/text/tokenizer.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size == 0) return 0;

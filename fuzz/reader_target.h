@@ -7,8 +7,8 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "han/dataset.h"
-#include "han/error.h"
+#include "han/text/dataset.h"
+#include "han/core/error.h"
 
 inline int fuzz_reader(const std::uint8_t* data, std::size_t size, han::DataFormat format) {
   const std::string_view content(reinterpret_cast<const char*>(data), size);

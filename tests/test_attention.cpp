@@ -3,8 +3,8 @@
 
 #include <cmath>
 
-#include "han/layers/attention.h"
-#include "han/parameters.h"
+#include "han/nn/layers/attention.h"
+#include "han/nn/parameters.h"
 #include "support/gradcheck.h"
 
 using namespace han;

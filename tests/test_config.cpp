@@ -6,8 +6,8 @@
 #include <fstream>
 #include <string>
 
-#include "han/config.h"
-#include "han/error.h"
+#include "han/core/config.h"
+#include "han/core/error.h"
 #include "support/paths.h"
 
 using Catch::Contains;

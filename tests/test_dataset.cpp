@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "han/dataset.h"
-#include "han/error.h"
+#include "han/text/dataset.h"
+#include "han/core/error.h"
 
 namespace fs = std::filesystem;
 using han::DataFormat;

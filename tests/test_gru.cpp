@@ -1,9 +1,9 @@
 // The packed GRU against a naive one-sequence-at-a-time GRU, and gradients.
 #include <catch2/catch.hpp>
 
-#include "han/layers/gru.h"
-#include "han/layers/linear.h"
-#include "han/parameters.h"
+#include "han/nn/layers/gru.h"
+#include "han/nn/layers/linear.h"
+#include "han/nn/parameters.h"
 #include "support/gradcheck.h"
 
 using namespace han;

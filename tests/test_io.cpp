@@ -11,9 +11,9 @@
 #include <sstream>
 #include <string>
 
-#include "han/error.h"
+#include "han/core/error.h"
 #include "support/paths.h"
-#include "han/io.h"
+#include "han/core/io.h"
 
 using Catch::Contains;
 

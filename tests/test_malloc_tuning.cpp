@@ -6,7 +6,7 @@
 
 #include <cstdlib>
 
-#include "han/malloc_tuning.h"
+#include "han/core/malloc_tuning.h"
 
 #ifdef __GLIBC__
 #include <malloc.h>

@@ -2,11 +2,11 @@
 // invariance of masked models to what else is in the batch.
 #include <catch2/catch.hpp>
 
-#include "han/batch.h"
-#include "han/loss.h"
-#include "han/model.h"
-#include "han/parameters.h"
-#include "han/word_input_table.h"
+#include "han/text/batch.h"
+#include "han/nn/loss.h"
+#include "han/nn/model.h"
+#include "han/nn/parameters.h"
+#include "han/nn/word_input_table.h"
 #include "support/gradcheck.h"
 
 using namespace han;

@@ -8,10 +8,10 @@
 #include <limits>
 #include <string>
 
-#include "han/error.h"
+#include "han/core/error.h"
 #include "support/paths.h"
-#include "han/io.h"
-#include "han/model_file.h"
+#include "han/core/io.h"
+#include "han/infer/model_file.h"
 
 using Catch::Contains;
 using nlohmann::json;

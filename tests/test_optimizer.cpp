@@ -2,9 +2,9 @@
 
 #include <cmath>
 
-#include "han/layers/linear.h"
-#include "han/optimizer.h"
-#include "han/random.h"
+#include "han/nn/layers/linear.h"
+#include "han/train/optimizer.h"
+#include "han/core/random.h"
 
 using namespace han;
 

@@ -3,11 +3,11 @@
 // whole batches per thread or one batch split into shards, with explanations.
 #include <catch2/catch.hpp>
 
-#include "han/batch.h"
-#include "han/loss.h"
-#include "han/model.h"
-#include "han/predictor.h"
-#include "han/word_input_table.h"
+#include "han/text/batch.h"
+#include "han/nn/loss.h"
+#include "han/nn/model.h"
+#include "han/infer/predictor.h"
+#include "han/nn/word_input_table.h"
 
 using namespace han;
 

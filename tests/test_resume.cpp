@@ -5,10 +5,10 @@
 #include <filesystem>
 #include <fstream>
 
-#include "han/corpus.h"
-#include "han/error.h"
-#include "han/parameters.h"
-#include "han/trainer.h"
+#include "han/text/corpus.h"
+#include "han/core/error.h"
+#include "han/nn/parameters.h"
+#include "han/train/trainer.h"
 #include "support/bundled.h"
 #include "support/paths.h"
 

@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "han/statistics.h"
+#include "han/study/statistics.h"
 
 using namespace han;
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "han/tokenizer.h"
+#include "han/text/tokenizer.h"
 
 using han::Sentence;
 using han::TokenizedText;

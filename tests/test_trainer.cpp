@@ -3,10 +3,10 @@
 
 #include <chrono>
 
-#include "han/batcher.h"
-#include "han/corpus.h"
-#include "han/parameters.h"
-#include "han/trainer.h"
+#include "han/text/batcher.h"
+#include "han/text/corpus.h"
+#include "han/nn/parameters.h"
+#include "han/train/trainer.h"
 #include "support/bundled.h"
 
 using namespace han;

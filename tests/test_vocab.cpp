@@ -3,9 +3,9 @@
 #include <string>
 #include <vector>
 
-#include "han/error.h"
-#include "han/tokenizer.h"
-#include "han/vocab.h"
+#include "han/core/error.h"
+#include "han/text/tokenizer.h"
+#include "han/text/vocab.h"
 
 using han::TokenizedText;
 using han::Vocab;

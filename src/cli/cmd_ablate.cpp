@@ -5,11 +5,11 @@
 #include <filesystem>
 
 #include "commands.h"
-#include "han/ablation.h"
-#include "han/corpus.h"
-#include "han/error.h"
-#include "han/io.h"
-#include "han/report.h"
+#include "han/study/ablation.h"
+#include "han/text/corpus.h"
+#include "han/core/error.h"
+#include "han/core/io.h"
+#include "han/study/report.h"
 #include "logging.h"
 
 namespace han::cli {

@@ -4,11 +4,11 @@
 #include <cstdio>
 
 #include "commands.h"
-#include "han/classifier.h"
-#include "han/dataset.h"
-#include "han/error.h"
-#include "han/metrics.h"
-#include "han/predictor.h"
+#include "han/infer/classifier.h"
+#include "han/text/dataset.h"
+#include "han/core/error.h"
+#include "han/infer/metrics.h"
+#include "han/infer/predictor.h"
 #include "logging.h"
 
 namespace han::cli {

@@ -2,9 +2,9 @@
 #include <cstdio>
 
 #include "commands.h"
-#include "han/classifier.h"
-#include "han/model_file.h"
-#include "han/parameters.h"
+#include "han/infer/classifier.h"
+#include "han/infer/model_file.h"
+#include "han/nn/parameters.h"
 #include "logging.h"
 
 namespace han::cli {

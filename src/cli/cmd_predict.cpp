@@ -11,13 +11,13 @@
 #include <numeric>
 
 #include "commands.h"
-#include "han/classifier.h"
-#include "han/dataset.h"
-#include "han/error.h"
-#include "han/html.h"
-#include "han/io.h"
-#include "han/line_reader.h"
-#include "han/predictor.h"
+#include "han/infer/classifier.h"
+#include "han/text/dataset.h"
+#include "han/core/error.h"
+#include "han/study/html.h"
+#include "han/core/io.h"
+#include "han/core/line_reader.h"
+#include "han/infer/predictor.h"
 #include "logging.h"
 
 namespace han::cli {

@@ -8,13 +8,13 @@
 #include <filesystem>
 
 #include "commands.h"
-#include "han/classifier.h"
-#include "han/corpus.h"
-#include "han/error.h"
-#include "han/io.h"
-#include "han/metrics.h"
-#include "han/predictor.h"
-#include "han/trainer.h"
+#include "han/infer/classifier.h"
+#include "han/text/corpus.h"
+#include "han/core/error.h"
+#include "han/core/io.h"
+#include "han/infer/metrics.h"
+#include "han/infer/predictor.h"
+#include "han/train/trainer.h"
 #include "logging.h"
 
 namespace han::cli {

@@ -7,7 +7,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "han/error.h"
+#include "han/core/error.h"
 
 namespace han::cli {
 

@@ -9,12 +9,8 @@
 #include <exception>
 
 #include "commands.h"
-#include "han/error.h"
-#include "han/malloc_tuning.h"
-
-#ifndef HAN_VERSION
-#define HAN_VERSION "0.1.0"
-#endif
+#include "han/core/error.h"
+#include "han/core/malloc_tuning.h"
 
 int main(int argc, char** argv) {
   han::tune_malloc_for_batches();

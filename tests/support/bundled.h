@@ -1,7 +1,7 @@
 #pragma once
 // A training config on the bundled data with a small model of width `hidden`
 // (embedding and attention 2 * hidden), 2 threads: seconds per epoch.
-#include "han/config.h"
+#include "han/core/config.h"
 #include "support/paths.h"
 
 namespace han::test {

@@ -11,8 +11,8 @@
 #include <sstream>
 #include <string>
 
-#include "han/random.h"
-#include "han/types.h"
+#include "han/core/random.h"
+#include "han/core/types.h"
 
 namespace han::test {
 

@@ -1,0 +1,29 @@
+#pragma once
+// A small seeded generator (xoshiro256** seeded by splitmix64) with portable
+// uniform draws and shuffles, so a seed gives the same numbers with any
+// standard library (std:: distributions are implementation-defined).
+#include <cstdint>
+#include <vector>
+
+namespace han {
+
+class Rng {
+ public:
+  explicit Rng(std::uint64_t seed);
+  std::uint64_t next();
+  double uniform();                         // [0, 1)
+  double uniform(double lo, double hi);     // [lo, hi)
+  std::uint64_t below(std::uint64_t n);     // [0, n), n > 0
+  template <class T>
+  void shuffle(std::vector<T>& v) {
+    for (std::size_t i = v.size(); i > 1; --i) std::swap(v[i - 1], v[below(i)]);
+  }
+
+ private:
+  std::uint64_t s_[4];
+};
+
+// Derives an independent stream seed from a base seed and stream labels (epoch, batch, ...).
+std::uint64_t derive_seed(std::uint64_t base, std::uint64_t a, std::uint64_t b = 0);
+
+}  // namespace han

@@ -1,0 +1,34 @@
+#pragma once
+// A trained classifier: everything a model file holds and prediction needs.
+#include <string>
+#include <vector>
+
+#include "han/core/config.h"
+#include "han/infer/model_file.h"
+#include "han/nn/model.h"
+#include "han/text/tokenizer.h"
+#include "han/text/vocab.h"
+
+namespace han {
+
+struct Classifier {
+  Config config;  // the effective training config
+  Vocab vocab;
+  std::vector<std::string> labels;
+  HanParams params;
+
+  Tokenizer tokenizer() const;
+};
+
+// Writes atomically; `extra` keys (e.g. training summary) go into the JSON header and
+// `extra_tensors` (e.g. a checkpoint's optimizer state) beside the model's own.
+void save_classifier(const std::string& path, const Classifier& c,
+                     const nlohmann::json& extra = nlohmann::json::object(),
+                     const std::vector<NamedTensor>& extra_tensors = {});
+// Refuses (han::Error naming the file) anything that is not a complete, consistent model.
+// Tensors that are not the model's go to *extra_tensors if given, else are an error;
+// *header receives the JSON header if given.
+Classifier load_classifier(const std::string& path, std::vector<NamedTensor>* extra_tensors = nullptr,
+                           nlohmann::json* header = nullptr);
+
+}  // namespace han

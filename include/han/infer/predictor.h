@@ -1,0 +1,58 @@
+#pragma once
+// Batched, threaded inference: probabilities, optional attention explanations and
+// the attention mass that padded positions receive.
+#include <vector>
+
+#include "han/text/batch.h"
+#include "han/nn/model.h"
+#include "han/nn/word_input_table.h"
+
+namespace han {
+
+struct Explanation {
+  std::vector<float> sentence_weights;           // (sentences)
+  std::vector<std::vector<float>> word_weights;  // (sentences)(words)
+};
+
+// Mean total attention weight on padded positions, over real sentences (word level)
+// and non-empty documents (sentence level).
+struct PaddingAttention {
+  double word_sum = 0, sentence_sum = 0;
+  Index word_rows = 0, sentence_rows = 0;
+  double word() const { return word_rows ? word_sum / static_cast<double>(word_rows) : 0.0; }
+  double sentence() const { return sentence_rows ? sentence_sum / static_cast<double>(sentence_rows) : 0.0; }
+  void add(const PaddingAttention& o);
+};
+
+class Predictor {
+ public:
+  // Keeps a reference to params, which must outlive it and not change. Not thread-safe:
+  // one call at a time (each call fills its documents' words into the word input table).
+  Predictor(const HanParams& params, const ModelConfig& cfg, int threads);
+  // Probabilities (C, n), column i for docs[i]. Documents are batched by length.
+  Matrix predict(const std::vector<Document>& docs, Index batch_size,
+                 std::vector<Explanation>* explanations = nullptr,
+                 PaddingAttention* padding = nullptr) const;
+  // The same over given batches (every document in exactly one of them).
+  Matrix predict(const std::vector<Document>& docs, const std::vector<std::vector<Index>>& batches,
+                 std::vector<Explanation>* explanations = nullptr,
+                 PaddingAttention* padding = nullptr) const;
+  // Probabilities (C, B) for docs[indices] padded together as one batch, in that order.
+  Matrix predict_batch(const std::vector<Document>& docs, const std::vector<Index>& indices,
+                       std::vector<Explanation>* explanations = nullptr,
+                       PaddingAttention* padding = nullptr) const;
+
+ private:
+  Matrix predict_batch(const std::vector<Document>& docs, const std::vector<Index>& indices, int threads,
+                       std::vector<Explanation>* explanations, PaddingAttention* padding) const;
+
+  const HanParams& params_;
+  ModelConfig cfg_;
+  int threads_;
+  mutable WordInputTable word_inputs_;  // grows with the words seen; read by every batch
+};
+
+// Index of the largest probability in each column.
+std::vector<std::int32_t> argmax_columns(const Matrix& probabilities);
+
+}  // namespace han

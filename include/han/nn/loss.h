@@ -1,0 +1,18 @@
+#pragma once
+// Softmax and softmax cross-entropy over class columns.
+#include <cstdint>
+#include <vector>
+
+#include "han/core/types.h"
+
+namespace han {
+
+// Column-wise softmax of logits (C, B).
+Matrix softmax_columns(const Matrix& logits);
+
+// Sum over the B documents of -log p(label); d_logits (C, B) receives
+// scale * (p - onehot). Labels must be in [0, C).
+double softmax_cross_entropy(const Matrix& logits, const std::vector<std::int32_t>& labels,
+                             double scale, Matrix& d_logits);
+
+}  // namespace han

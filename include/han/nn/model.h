@@ -1,0 +1,81 @@
+#pragma once
+// HanModel: word level (embedding -> word biGRU -> word attention -> sentence vectors)
+// then sentence level (sentence biGRU -> sentence attention -> document vector)
+// -> dropout -> linear -> logits. Only real tokens and real sentences are computed;
+// padding reaches the attention softmax alone, as model.mask dictates.
+#include <cstdint>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "han/text/batch.h"
+#include "han/core/config.h"
+#include "han/nn/layers/attention.h"
+#include "han/nn/layers/embedding.h"
+#include "han/nn/layers/gru.h"
+#include "han/nn/layers/linear.h"
+#include "han/core/random.h"
+
+namespace han {
+
+struct HanParams {
+  EmbeddingParams embedding;
+  BiGruParams word_gru;
+  AttentionParams word_attention;
+  BiGruParams sentence_gru;
+  AttentionParams sentence_attention;
+  LinearParams output;
+
+  template <class Self, class F>
+  static void fields(Self& s, F&& f) {
+    visit_prefixed(s.embedding, "embedding.", f);
+    visit_prefixed(s.word_gru, "word_gru.", f);
+    visit_prefixed(s.word_attention, "word_attention.", f);
+    visit_prefixed(s.sentence_gru, "sentence_gru.", f);
+    visit_prefixed(s.sentence_attention, "sentence_attention.", f);
+    visit_prefixed(s.output, "output.", f);
+  }
+
+ private:
+  template <class P, class F>
+  static void visit_prefixed(P& p, const std::string& prefix, F& f) {
+    std::remove_const_t<P>::fields(p, [&](const std::string& n, auto& m) { f(prefix + n, m); });
+  }
+};
+
+HanParams han_init(const ModelConfig& cfg, Index vocab_size, Index classes, Rng& rng);
+// The number of parameters han_init would allocate, computed without allocating
+// (a model file is checked against it before its config is trusted).
+double han_parameter_count(const ModelConfig& cfg, Index vocab_size, Index classes);
+
+// Everything forward keeps for backward (and for explanations).
+struct HanCache {
+  std::vector<std::int32_t> token_ids;         // (T) real tokens, sentence by sentence
+  Matrix x;                                    // (E, T) embeddings (empty with a word input table)
+  BiGruCache word_gru;
+  AttentionCache word_attention;               // alpha: (W, S*B) word weights
+  std::vector<Index> sentence_columns;         // (N) column s + S*b of each real sentence
+  Index padded_sentences = 0;                  // S*B
+  Matrix sentence_inputs;                      // (2Hw, N) sentence vectors of real sentences
+  BiGruCache sentence_gru;
+  AttentionCache sentence_attention;           // alpha: (S, B) sentence weights
+  Matrix dropout_mask;                         // (2Hs, B) or empty: no dropout
+  LinearCache output;
+};
+
+// logits (C, B). dropout_mask (2Hs, B) of 0 and 1/(1-p), or empty for none.
+// for_backward = false (prediction) keeps no GRU gate history; attention weights are kept.
+// word_inputs: a WordInputTable's table holding every word of the batch (prediction only),
+// or null to embed and project.
+Matrix han_forward(const HanParams& p, const ModelConfig& cfg, const Batch& batch,
+                   const Matrix& dropout_mask, HanCache& c, bool for_backward = true,
+                   const Matrix* word_inputs = nullptr);
+// Adds the gradient of the loss into g given d logits (C, B). With
+// train_embeddings = false the embedding table's gradient is left untouched.
+void han_backward(const HanParams& p, HanCache& c, const Matrix& d_logits, HanParams& g,
+                  bool train_embeddings = true);
+
+// Inverted dropout mask (rows, cols): 0 with probability p, else 1/(1-p).
+Matrix dropout_mask(Index rows, Index cols, double p, Rng& rng);
+
+}  // namespace han

@@ -1,0 +1,43 @@
+#pragma once
+// The optimizer's only view of a model: a flat list of named (value, grad) pairs.
+// Each layer's parameter struct lists its tensors once in a static `fields`
+// template; ModelParams composes them with dotted name prefixes.
+#include <string>
+#include <vector>
+
+#include "han/core/types.h"
+
+namespace han {
+
+struct ParamRef {
+  std::string name;
+  Matrix* value;
+  Matrix* grad;
+};
+
+// Pairs the tensors of `values` and `grads` (two instances of one params type) by name.
+template <class P>
+std::vector<ParamRef> zip_params(P& values, P& grads) {
+  std::vector<ParamRef> refs;
+  P::fields(values, [&](const std::string& name, Matrix& m) { refs.push_back({name, &m, nullptr}); });
+  std::size_t i = 0;
+  P::fields(grads, [&](const std::string&, Matrix& m) { refs[i++].grad = &m; });
+  return refs;
+}
+
+// A zero tensor of the same shape for every tensor of `values`.
+template <class P>
+P zeros_like(const P& values) {
+  P out = values;
+  P::fields(out, [](const std::string&, Matrix& m) { m.setZero(); });
+  return out;
+}
+
+template <class P>
+Index parameter_count(const P& p) {
+  Index n = 0;
+  P::fields(p, [&](const std::string&, const Matrix& m) { n += m.size(); });
+  return n;
+}
+
+}  // namespace han

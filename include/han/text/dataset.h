@@ -1,0 +1,69 @@
+#pragma once
+// Reading labelled text and turning it into documents of word ids.
+// Readers: JSON Lines {"label": ..., "text": ...}; fastText "__label__X text";
+// TSV "label<TAB>text"; a folder with one sub-folder per class (each file one document).
+// Errors (han::Error) name the file and line.
+// Lines end at \n, \r\n or a lone \r; a leading UTF-8 byte-order mark is skipped; blank
+// lines are skipped (line numbers still count them). Files are read as a stream, one
+// line at a time, so memory holds the examples plus the current line only.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "han/core/config.h"
+#include "han/text/tokenizer.h"
+#include "han/text/vocab.h"
+
+namespace han {
+
+// Limits on what a data file may hold (errors name file:line, exit 2):
+// a JSON Lines record longer than kMaxRecordBytes is refused (JSON cannot be cut short);
+// a fasttext/tsv line keeps its first kMaxLineBytes (the tokenizer's caps would drop the
+// rest anyway); a label is non-empty, valid UTF-8, without control characters (tabs, line
+// breaks) and at most kMaxLabelBytes long; a training set has at most kMaxLabels labels.
+constexpr std::size_t kMaxRecordBytes = std::size_t{256} << 20;
+constexpr std::size_t kMaxLineBytes = std::size_t{16} << 20;
+constexpr std::size_t kMaxLabelBytes = 1024;
+constexpr std::size_t kMaxLabels = 100000;
+
+struct Example {
+  std::string label;      // "" when the input carries none
+  bool has_label = false;
+  std::string text;
+  std::string source;     // "file:line" or a file path, for messages
+};
+
+// Reads every example of a file (or a folder for DataFormat::folder).
+// require_labels: a missing or empty label is an error naming file:line.
+std::vector<Example> read_examples(const std::string& path, DataFormat format,
+                                   bool require_labels);
+
+// The same from text already in memory (`origin` names it in messages); not for folders.
+std::vector<Example> parse_examples(std::string_view content, const std::string& origin,
+                                    DataFormat format, bool require_labels);
+
+// Parses one JSON Lines record (used for files and for `predict --input jsonl` on stdin).
+// `where` is "file:line" for messages. The label may be absent when !require_label.
+// Other keys are ignored, whatever they hold; a leading BOM is skipped.
+Example parse_jsonl_record(std::string_view line, const std::string& where, bool require_label);
+
+struct Document {
+  std::int32_t label = -1;  // index into the label list; -1 = unknown
+  std::vector<std::vector<std::int32_t>> sentences;  // word ids, no PAD inside
+  std::int64_t tokens() const;
+};
+
+// Sorted distinct labels of the examples (the class order of a model). More than
+// kMaxLabels is an error naming the example that brings one too many.
+std::vector<std::string> collect_labels(const std::vector<Example>& examples);
+
+// Tokenizes and maps to ids. A label not in `labels` is an error naming the example's
+// source (e.g. evaluating on a class the model never saw) unless allow_unknown_labels.
+Document encode(const Example& example, const Tokenizer& tokenizer, const Vocab& vocab,
+                const std::vector<std::string>& labels, bool allow_unknown_labels = false);
+std::vector<Document> encode_all(const std::vector<Example>& examples, const Tokenizer& tokenizer,
+                                 const Vocab& vocab, const std::vector<std::string>& labels);
+
+}  // namespace han

@@ -1,0 +1,63 @@
+#pragma once
+// Training: epochs over seeded batches, each batch split into per-thread shards whose
+// gradients are summed in a fixed order (same config, seed and thread count give a
+// bit-identical model); dev accuracy and macro-F1 after each epoch; the best epoch is
+// kept (and written when an output folder is given); early stopping on patience.
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "han/core/config.h"
+#include "han/text/corpus.h"
+#include "han/nn/model.h"
+
+namespace han {
+
+struct EpochRecord {
+  int epoch = 0;
+  double train_loss = 0;
+  double dev_accuracy = 0, dev_macro_f1 = 0;  // NaN when there is no dev set
+  double seconds = 0;
+  double docs_per_second = 0, tokens_per_second = 0;  // real tokens
+  double padding_fraction = 0;           // word level: padded / all word slots
+  double sentence_padding_fraction = 0;  // sentence level
+  bool best = false;
+  nlohmann::json to_json() const;  // non-finite figures as null
+  static EpochRecord from_json(const nlohmann::json& j);  // null back to NaN
+};
+
+struct TrainProgress {
+  int epoch = 0, epochs = 0;
+  Index batch = 0, batches = 0;
+  double mean_loss = 0, docs_per_second = 0, seconds = 0;
+};
+
+struct TrainOptions {
+  std::string output_dir;  // "" = write nothing; else model.han and metrics.jsonl go here
+  std::function<void(const EpochRecord&)> on_epoch;
+  std::function<void(const TrainProgress&)> on_batch;
+  // Checked before every step: when it returns true, the run writes
+  // output_dir/checkpoint.han and returns with interrupted = true.
+  std::function<bool()> stop_requested;
+  // Continue from output_dir/checkpoint.han (same config and data) to the same
+  // parameters an uninterrupted run reaches.
+  bool resume = false;
+};
+
+struct TrainResult {
+  std::vector<EpochRecord> history;
+  int best_epoch = 0;
+  bool stopped_early = false;
+  Index skipped_empty = 0;  // empty training documents left out
+  HanParams best_params;
+  HanParams last_params;  // after the last step taken
+  bool interrupted = false;
+  std::string checkpoint;  // written when interrupted
+  double seconds = 0;
+};
+
+TrainResult train_model(const Config& cfg, const Corpus& corpus, const TrainOptions& options = {});
+
+}  // namespace han

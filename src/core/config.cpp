@@ -1,0 +1,731 @@
+#include "han/core/config.h"
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <filesystem>
+#include <set>
+#include <sstream>
+#include <string_view>
+
+#include "han/core/error.h"
+#include "han/core/io.h"
+
+namespace han {
+namespace {
+
+using nlohmann::json;
+
+// ---------------------------------------------------------------------------
+// Enum names. Each enum's values are 0..n-1, in the order of this table.
+
+template <class E>
+struct EnumNames;
+template <>
+struct EnumNames<MaskMode> {
+  static constexpr std::array<const char*, 3> names = {"none", "renorm", "additive"};
+};
+template <>
+struct EnumNames<Pooling> {
+  static constexpr std::array<const char*, 2> names = {"attention", "mean"};
+};
+template <>
+struct EnumNames<BatchStrategy> {
+  static constexpr std::array<const char*, 2> names = {"bucket", "random"};
+};
+template <>
+struct EnumNames<DataFormat> {
+  static constexpr std::array<const char*, 4> names = {"jsonl", "fasttext", "tsv", "folder"};
+};
+template <>
+struct EnumNames<OptimizerName> {
+  static constexpr std::array<const char*, 2> names = {"adam", "sgd"};
+};
+template <>
+struct EnumNames<LrSchedule> {
+  static constexpr std::array<const char*, 2> names = {"constant", "linear"};
+};
+
+template <class E>
+const char* enum_to_string(E e) {
+  const auto& names = EnumNames<E>::names;
+  const auto i = static_cast<std::size_t>(e);
+  HAN_ASSERT(i < names.size());
+  return names[i];
+}
+
+template <class E>
+std::string enum_choices(const char* sep) {
+  std::string out;
+  for (const char* n : EnumNames<E>::names) {
+    if (!out.empty()) out += sep;
+    out += n;
+  }
+  return out;
+}
+
+// `s` as a JSON string for messages: escapes control characters (one line) and
+// replaces invalid UTF-8 (from the command line) instead of throwing. Long text is cut.
+std::string quote(const std::string& s) {
+  std::string q = json(s.size() > 200 ? s.substr(0, 200) : s).dump(-1, ' ', false, json::error_handler_t::replace);
+  if (s.size() > 200) q += "...";
+  return q;
+}
+
+// `key` names the setting in the message (it may carry an origin prefix).
+template <class E>
+E parse_enum(const std::string& s, const std::string& key) {
+  const auto& names = EnumNames<E>::names;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (s == names[i]) return static_cast<E>(i);
+  }
+  std::string allowed;
+  for (const char* n : names) {
+    if (!allowed.empty()) allowed += ", ";
+    allowed += '"';
+    allowed += n;
+    allowed += '"';
+  }
+  throw Error(key + ": must be one of " + allowed + ", got " + quote(s));
+}
+
+// ---------------------------------------------------------------------------
+// Ranges.
+
+struct IntRange {
+  std::int64_t lo, hi;
+};
+
+struct RealRange {
+  double lo, hi;
+  bool lo_open, hi_open;
+};
+
+constexpr std::int64_t kTwoTo53 = std::int64_t{1} << 53;
+
+std::string format_real(double v) { return json(v).dump(); }
+
+std::string describe(const IntRange& r) {
+  return std::to_string(r.lo) + ".." + std::to_string(r.hi);
+}
+
+std::string describe(const RealRange& r) {
+  return std::string(r.lo_open ? "(" : "[") + format_real(r.lo) + ", " + format_real(r.hi) +
+         (r.hi_open ? ")" : "]");
+}
+
+bool in_range(double v, const RealRange& r) {
+  const bool lo_ok = r.lo_open ? v > r.lo : v >= r.lo;
+  const bool hi_ok = r.hi_open ? v < r.hi : v <= r.hi;
+  return lo_ok && hi_ok;
+}
+
+// ---------------------------------------------------------------------------
+// THE FIELD LIST. Every setting of every section appears exactly once below; the
+// visitors further down (parse, serialise, reference, key list, path resolution)
+// are all driven by these functions. A visitor provides:
+//   boolean(name, bool&, desc)
+//   integer(name, Int&, IntRange, desc)          Int = int or std::uint64_t
+//   real(name, double&, RealRange, desc)
+//   path(name, std::string&, desc)               a file path string ("" = none)
+//   optional_path(name, std::string&, desc)      null or a path string (null <-> "")
+//   enumeration(name, E&, desc)
+
+template <class V>
+void visit_fields(DataConfig& c, V& v) {
+  v.path("train", c.train, "training data (required by han train)");
+  v.path("dev", c.dev, "dev data for best-epoch selection and early stopping; \"\" = none");
+  v.path("test", c.test, "test data evaluated after training; \"\" = none");
+  v.enumeration("format", c.format, "input format of the data files");
+}
+
+template <class V>
+void visit_fields(TokenizerConfig& c, V& v) {
+  v.boolean("lowercase", c.lowercase, "lowercase text before building the vocabulary");
+  v.integer("max_sentences", c.max_sentences, IntRange{1, 100000}, "sentences kept per document");
+  v.integer("max_words", c.max_words, IntRange{1, 100000}, "words kept per sentence");
+  v.integer("min_count", c.min_count, IntRange{1, 1000000000},
+            "a word enters the vocabulary if seen at least this often in train");
+  v.integer("max_vocab", c.max_vocab, IntRange{3, 10000000},
+            "largest vocabulary, PAD and UNK included");
+}
+
+template <class V>
+void visit_fields(ModelConfig& c, V& v) {
+  v.integer("embedding_dim", c.embedding_dim, IntRange{1, 4096}, "word embedding size E");
+  v.integer("word_hidden", c.word_hidden, IntRange{1, 4096}, "word GRU hidden size H per direction");
+  v.integer("sentence_hidden", c.sentence_hidden, IntRange{1, 4096},
+            "sentence GRU hidden size H per direction");
+  v.integer("attention_dim", c.attention_dim, IntRange{1, 4096}, "attention projection size A");
+  v.enumeration("mask", c.mask, "treatment of padded positions in attention");
+  v.enumeration("pooling", c.pooling, "how word and sentence states are pooled");
+  v.real("dropout", c.dropout, RealRange{0.0, 1.0, false, true}, "dropout on the document vector");
+  v.optional_path("embeddings", c.embeddings,
+                  "pretrained word vectors (word2vec/GloVe text); null = random init");
+  v.boolean("freeze_embeddings", c.freeze_embeddings, "keep the embedding table fixed in training");
+}
+
+template <class V>
+void visit_fields(BatchingConfig& c, V& v) {
+  v.enumeration("strategy", c.strategy, "bucket: length-sorted pools; random: plain shuffle");
+  v.integer("batch_size", c.batch_size, IntRange{1, 100000}, "documents per batch");
+  v.integer("maxi_batch", c.maxi_batch, IntRange{1, 100000},
+            "bucket: batches per length-sorted pool");
+}
+
+template <class V>
+void visit_fields(OptimizerConfig& c, V& v) {
+  v.enumeration("name", c.name, "optimizer");
+  v.real("lr", c.lr, RealRange{0.0, 10.0, true, false}, "learning rate");
+  v.real("momentum", c.momentum, RealRange{0.0, 1.0, false, true}, "sgd momentum");
+  v.real("beta1", c.beta1, RealRange{0.0, 1.0, false, true}, "adam first-moment decay");
+  v.real("beta2", c.beta2, RealRange{0.0, 1.0, false, true}, "adam second-moment decay");
+  v.real("eps", c.eps, RealRange{0.0, 1.0, true, false}, "adam denominator epsilon");
+  v.real("weight_decay", c.weight_decay, RealRange{0.0, 1.0, false, false}, "L2 weight decay");
+  v.real("clip_norm", c.clip_norm, RealRange{0.0, 1e6, false, false},
+         "global gradient-norm clipping; 0 = off");
+  v.enumeration("schedule", c.schedule, "learning-rate schedule over training");
+}
+
+template <class V>
+void visit_fields(TrainerConfig& c, V& v) {
+  v.integer("epochs", c.epochs, IntRange{1, 100000}, "training epochs");
+  v.integer("patience", c.patience, IntRange{0, 100000},
+            "epochs without dev improvement before stopping; 0 = never stop early");
+  v.integer("seed", c.seed, IntRange{0, kTwoTo53},
+            "seed for initialisation, shuffling and dropout");
+  v.integer("threads", c.threads, IntRange{0, 1024}, "worker threads; 0 = all cores");
+}
+
+// The sections, in file order. A visitor provides section(name, Section&).
+template <class V>
+void visit_sections(Config& c, V& v) {
+  v.section("data", c.data);
+  v.section("tokenizer", c.tokenizer);
+  v.section("model", c.model);
+  v.section("batching", c.batching);
+  v.section("optimizer", c.optimizer);
+  v.section("trainer", c.trainer);
+}
+
+// ---------------------------------------------------------------------------
+// Key list: every "section.key" with its kind, for overrides and suggestions.
+
+enum class Kind { boolean, integer, real, path, optional_path, enumeration };
+
+struct KeyInfo {
+  std::string section;
+  std::string key;
+  Kind kind;
+  std::string path() const { return section + "." + key; }
+};
+
+struct KeyLister {
+  std::vector<KeyInfo> keys;
+  std::vector<std::string> sections;
+  std::string current;
+
+  template <class S>
+  void section(const char* name, S& s) {
+    current = name;
+    sections.push_back(name);
+    visit_fields(s, *this);
+  }
+  void add(const char* name, Kind k) { keys.push_back({current, name, k}); }
+  void boolean(const char* n, bool&, const char*) { add(n, Kind::boolean); }
+  template <class Int>
+  void integer(const char* n, Int&, IntRange, const char*) { add(n, Kind::integer); }
+  void real(const char* n, double&, RealRange, const char*) { add(n, Kind::real); }
+  void path(const char* n, std::string&, const char*) { add(n, Kind::path); }
+  void optional_path(const char* n, std::string&, const char*) { add(n, Kind::optional_path); }
+  template <class E>
+  void enumeration(const char* n, E&, const char*) { add(n, Kind::enumeration); }
+};
+
+const KeyLister& key_list() {
+  static const KeyLister lister = [] {
+    KeyLister l;
+    Config c;
+    visit_sections(c, l);
+    return l;
+  }();
+  return lister;
+}
+
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t sub = prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, sub});
+    }
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+bool is_subsequence(std::string_view small, std::string_view big) {
+  std::size_t i = 0;
+  for (char c : big) {
+    if (i < small.size() && small[i] == c) ++i;
+  }
+  return i == small.size();
+}
+
+// `candidates`: (text compared with `typed`, text suggested), best-preferred first.
+// Suggests the closest candidate by edit distance; failing that, every candidate that
+// contains `typed` as a subsequence ("hiden" -> "word_hidden" or "sentence_hidden").
+std::string suggestion(const std::string& typed,
+                       const std::vector<std::pair<std::string, std::string>>& candidates) {
+  std::size_t best = std::string::npos;
+  std::string best_text;
+  for (const auto& [cmp, shown] : candidates) {
+    const std::size_t d = edit_distance(typed, cmp);
+    if (d < best) {
+      best = d;
+      best_text = shown;
+    }
+  }
+  const std::size_t limit = std::max<std::size_t>(2, typed.size() / 3);
+  if (!best_text.empty() && best <= limit) return " (did you mean \"" + best_text + "\"?)";
+
+  std::vector<std::string> contained;
+  if (typed.size() >= 3) {
+    for (const auto& [cmp, shown] : candidates) {
+      if (is_subsequence(typed, cmp) &&
+          std::find(contained.begin(), contained.end(), shown) == contained.end()) {
+        contained.push_back(shown);
+      }
+    }
+  }
+  if (contained.empty() || contained.size() > 3) return "";
+  std::string out = " (did you mean ";
+  for (std::size_t i = 0; i < contained.size(); ++i) {
+    if (i > 0) out += " or ";
+    out += "\"" + contained[i] + "\"";
+  }
+  return out + "?)";
+}
+
+// Message for an unknown key; `section` is "" for the top level.
+std::string unknown_key_message(const std::string& prefix, const std::string& section,
+                                 const std::string& key) {
+  const KeyLister& kl = key_list();
+  std::vector<std::pair<std::string, std::string>> cands;
+  if (section.empty()) {
+    for (const auto& s : kl.sections) cands.emplace_back(s, s);
+    // A setting placed at the top level by mistake: suggest its full path.
+    for (const auto& k : kl.keys) cands.emplace_back(k.key, k.path());
+  } else {
+    // Keys of the same section first, then the same name in another section
+    // ("model.lr" -> "optimizer.lr").
+    for (const auto& k : kl.keys) {
+      if (k.section == section) cands.emplace_back(k.key, k.path());
+    }
+    for (const auto& k : kl.keys) {
+      if (k.section != section) cands.emplace_back(k.key, k.path());
+    }
+  }
+  const std::string full = section.empty() ? key : section + "." + key;
+  return prefix + "unknown key " + quote(full) + suggestion(key, cands);
+}
+
+const KeyInfo* find_key(const std::string& section, const std::string& key) {
+  for (const auto& k : key_list().keys) {
+    if (k.section == section && k.key == key) return &k;
+  }
+  return nullptr;
+}
+
+std::string prefix_of(const std::string& origin) { return origin.empty() ? "" : origin + ": "; }
+
+// Nesting depth of a JSON value, counted without recursion (a hostile file may nest
+// 100000 arrays; recursive printing would overflow the stack).
+std::size_t nesting_depth(const json& v) {
+  std::size_t deepest = 0;
+  std::vector<std::pair<const json*, std::size_t>> todo{{&v, 1}};
+  while (!todo.empty()) {
+    const auto [j, d] = todo.back();
+    todo.pop_back();
+    deepest = std::max(deepest, d);
+    if (j->is_structured()) {
+      for (const auto& child : *j) todo.emplace_back(&child, d + 1);
+    }
+  }
+  return deepest;
+}
+
+std::string show(const json& v) {
+  if (v.is_structured() && nesting_depth(v) > 16) {
+    return std::string("a deeply nested ") + v.type_name();
+  }
+  if (v.is_string() && v.get_ref<const std::string&>().size() > 200) {
+    return json(v.get_ref<const std::string&>().substr(0, 57)).dump(-1, ' ', false, json::error_handler_t::replace) + "...";
+  }
+  std::string s = v.dump(-1, ' ', false, json::error_handler_t::replace);
+  if (s.size() > 60) s = s.substr(0, 57) + "...";
+  return s;
+}
+
+// ---------------------------------------------------------------------------
+// Parsing.
+
+struct Parser {
+  std::string prefix;  // "origin: " or ""
+  const json* obj = nullptr;
+  std::string section_name;
+  std::set<std::string> known;
+
+  std::string where(const char* name) const { return prefix + section_name + "." + name; }
+
+  const json* get(const char* name) {
+    known.insert(name);
+    auto it = obj->find(name);
+    return it == obj->end() ? nullptr : &*it;
+  }
+
+  [[noreturn]] void type_error(const char* name, const char* expected, const json& v) const {
+    throw Error(where(name) + ": expected " + expected + ", got " + show(v));
+  }
+
+  void boolean(const char* name, bool& out, const char*) {
+    const json* v = get(name);
+    if (!v) return;
+    if (!v->is_boolean()) type_error(name, "true or false", *v);
+    out = v->get<bool>();
+  }
+
+  template <class Int>
+  void integer(const char* name, Int& out, IntRange r, const char*) {
+    const json* v = get(name);
+    if (!v) return;
+    if (!v->is_number_integer()) type_error(name, "an integer", *v);
+    bool ok;
+    if (v->is_number_unsigned()) {
+      const auto u = v->get<std::uint64_t>();
+      ok = r.hi >= 0 && u <= static_cast<std::uint64_t>(r.hi) &&
+           (r.lo <= 0 || u >= static_cast<std::uint64_t>(r.lo));
+    } else {
+      const auto i = v->get<std::int64_t>();
+      ok = i >= r.lo && i <= r.hi;
+    }
+    if (!ok) {
+      throw Error(where(name) + ": must be between " + std::to_string(r.lo) + " and " +
+                  std::to_string(r.hi) + ", got " + show(*v));
+    }
+    out = static_cast<Int>(v->get<std::int64_t>());
+  }
+
+  void real(const char* name, double& out, RealRange r, const char*) {
+    const json* v = get(name);
+    if (!v) return;
+    if (!v->is_number()) type_error(name, "a number", *v);
+    const double d = v->get<double>();
+    if (!in_range(d, r)) {
+      throw Error(where(name) + ": must be in " + describe(r) + ", got " + show(*v));
+    }
+    out = d;
+  }
+
+  void path(const char* name, std::string& out, const char*) {
+    const json* v = get(name);
+    if (!v) return;
+    if (!v->is_string()) type_error(name, "a string", *v);
+    out = v->get<std::string>();
+  }
+
+  void optional_path(const char* name, std::string& out, const char*) {
+    const json* v = get(name);
+    if (!v) return;
+    if (v->is_null()) {
+      out.clear();
+      return;
+    }
+    if (!v->is_string()) type_error(name, "a string or null", *v);
+    out = v->get<std::string>();
+  }
+
+  template <class E>
+  void enumeration(const char* name, E& out, const char*) {
+    const json* v = get(name);
+    if (!v) return;
+    if (!v->is_string()) {
+      type_error(name, ("one of " + enum_choices<E>("|")).c_str(), *v);
+    }
+    out = parse_enum<E>(v->get<std::string>(), where(name));
+  }
+};
+
+struct SectionParser {
+  std::string prefix;
+  const json* root;
+
+  template <class S>
+  void section(const char* name, S& s) {
+    auto it = root->find(name);
+    if (it == root->end()) return;
+    if (!it->is_object()) {
+      throw Error(prefix + name + ": expected an object, got " + show(*it));
+    }
+    Parser p;
+    p.prefix = prefix;
+    p.obj = &*it;
+    p.section_name = name;
+    visit_fields(s, p);
+    for (const auto& item : it->items()) {
+      if (!p.known.count(item.key())) {
+        throw Error(unknown_key_message(prefix, name, item.key()));
+      }
+    }
+  }
+};
+
+// ---------------------------------------------------------------------------
+// Serialisation.
+
+struct Writer {
+  json* out = nullptr;
+
+  template <class S>
+  void section(const char* name, S& s) {
+    json sec = json::object();
+    Writer w;
+    w.out = &sec;
+    visit_fields(s, w);
+    (*out)[name] = std::move(sec);
+  }
+  void boolean(const char* n, bool& v, const char*) { (*out)[n] = v; }
+  template <class Int>
+  void integer(const char* n, Int& v, IntRange, const char*) { (*out)[n] = v; }
+  void real(const char* n, double& v, RealRange, const char*) { (*out)[n] = v; }
+  void path(const char* n, std::string& v, const char*) { (*out)[n] = v; }
+  void optional_path(const char* n, std::string& v, const char*) {
+    (*out)[n] = v.empty() ? json(nullptr) : json(v);
+  }
+  template <class E>
+  void enumeration(const char* n, E& v, const char*) { (*out)[n] = enum_to_string(v); }
+};
+
+// ---------------------------------------------------------------------------
+// Reference rows: path, default, allowed, description.
+
+struct Referencer {
+  struct Row {
+    std::string path, def, allowed, desc;
+  };
+  std::vector<Row> rows;
+  std::string current;
+
+  template <class S>
+  void section(const char* name, S& s) {
+    current = name;
+    visit_fields(s, *this);
+  }
+  void add(const char* n, std::string def, std::string allowed, const char* desc) {
+    rows.push_back({current + "." + n, std::move(def), std::move(allowed), desc});
+  }
+  void boolean(const char* n, bool& v, const char* d) { add(n, v ? "true" : "false", "true|false", d); }
+  template <class Int>
+  void integer(const char* n, Int& v, IntRange r, const char* d) {
+    add(n, std::to_string(v), describe(r), d);
+  }
+  void real(const char* n, double& v, RealRange r, const char* d) {
+    add(n, format_real(v), describe(r), d);
+  }
+  void path(const char* n, std::string& v, const char* d) {
+    add(n, json(v).dump(), "path", d);
+  }
+  void optional_path(const char* n, std::string& v, const char* d) {
+    add(n, v.empty() ? "null" : json(v).dump(), "null|path", d);
+  }
+  template <class E>
+  void enumeration(const char* n, E& v, const char* d) {
+    add(n, enum_to_string(v), enum_choices<E>("|"), d);
+  }
+};
+
+// ---------------------------------------------------------------------------
+// Relative path resolution against a folder.
+
+struct PathResolver {
+  std::filesystem::path base;
+
+  template <class S>
+  void section(const char*, S& s) {
+    visit_fields(s, *this);
+  }
+  void resolve(std::string& p) const {
+    if (p.empty() || base.empty()) return;
+    const std::filesystem::path fp(p);
+    if (fp.is_absolute()) return;
+    p = (base / fp).lexically_normal().string();
+  }
+  void boolean(const char*, bool&, const char*) {}
+  template <class Int>
+  void integer(const char*, Int&, IntRange, const char*) {}
+  void real(const char*, double&, RealRange, const char*) {}
+  void path(const char*, std::string& v, const char*) { resolve(v); }
+  void optional_path(const char*, std::string& v, const char*) { resolve(v); }
+  template <class E>
+  void enumeration(const char*, E&, const char*) {}
+};
+
+// Line and column (1-based) of the character at byte offset `pos` (0-based).
+std::pair<std::size_t, std::size_t> line_col(const std::string& text, std::size_t pos) {
+  pos = std::min(pos, text.size());
+  std::size_t line = 1, col = 1;
+  for (std::size_t i = 0; i < pos; ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      col = 1;
+    } else {
+      ++col;
+    }
+  }
+  return {line, col};
+}
+
+// nlohmann's what() is "[json.exception.parse_error.101] parse error at line 1, column 2:
+// syntax error while parsing ..."; keep only the part after the location.
+std::string parse_reason(const std::string& what) {
+  std::size_t at = what.find("parse error");
+  if (at != std::string::npos) {
+    const std::size_t colon = what.find(": ", at);
+    if (colon != std::string::npos) return what.substr(colon + 2);
+  }
+  const std::size_t bracket = what.find("] ");
+  return bracket == std::string::npos ? what : what.substr(bracket + 2);
+}
+
+// The message stays one printable line whatever bytes the excerpt held.
+std::string printable(std::string s) {
+  for (char& c : s) {
+    if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) == 0x7F) c = '?';
+  }
+  return s;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------
+// Public API.
+
+const char* to_string(MaskMode m) { return enum_to_string(m); }
+const char* to_string(Pooling p) { return enum_to_string(p); }
+const char* to_string(BatchStrategy s) { return enum_to_string(s); }
+const char* to_string(DataFormat f) { return enum_to_string(f); }
+const char* to_string(OptimizerName o) { return enum_to_string(o); }
+const char* to_string(LrSchedule s) { return enum_to_string(s); }
+
+MaskMode parse_mask_mode(const std::string& s, const std::string& key) {
+  return parse_enum<MaskMode>(s, key);
+}
+BatchStrategy parse_batch_strategy(const std::string& s, const std::string& key) {
+  return parse_enum<BatchStrategy>(s, key);
+}
+DataFormat parse_data_format(const std::string& s, const std::string& key) {
+  return parse_enum<DataFormat>(s, key);
+}
+
+Config config_from_json(const nlohmann::json& j, const std::string& origin) {
+  const std::string prefix = prefix_of(origin);
+  if (!j.is_object()) {
+    throw Error(prefix + "expected a JSON object at the top level, got " + show(j));
+  }
+  Config c;
+  const KeyLister& kl = key_list();
+  for (const auto& item : j.items()) {
+    if (std::find(kl.sections.begin(), kl.sections.end(), item.key()) == kl.sections.end()) {
+      throw Error(unknown_key_message(prefix, "", item.key()));
+    }
+  }
+  SectionParser sp{prefix, &j};
+  visit_sections(c, sp);
+  return c;
+}
+
+nlohmann::json config_to_json(const Config& c) {
+  Config copy = c;  // the visitors take mutable references; nothing is changed
+  json out = json::object();
+  Writer w;
+  w.out = &out;
+  visit_sections(copy, w);
+  return out;
+}
+
+void apply_overrides(nlohmann::json& j, const std::vector<std::string>& overrides) {
+  if (j.is_null()) j = json::object();
+  for (const std::string& o : overrides) {
+    const std::size_t eq = o.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      throw Error("--set: expected key.path=value, got " + quote(o));
+    }
+    const std::string path = o.substr(0, eq);
+    const std::string text = o.substr(eq + 1);
+    const std::size_t dot = path.find('.');
+    const KeyInfo* info = nullptr;
+    if (dot != std::string::npos) info = find_key(path.substr(0, dot), path.substr(dot + 1));
+    if (!info) {
+      if (dot == std::string::npos) {
+        throw Error(unknown_key_message("--set: ", "", path));
+      }
+      throw Error(unknown_key_message("--set: ", path.substr(0, dot), path.substr(dot + 1)));
+    }
+    json value = json::parse(text, nullptr, /*allow_exceptions=*/false);
+    if (value.is_discarded()) value = text;
+    // Text settings take the text as written, so `data.train=2024` names a file "2024".
+    const bool texty = info->kind == Kind::path || info->kind == Kind::enumeration ||
+                       (info->kind == Kind::optional_path && !value.is_null());
+    if (texty && !value.is_string()) value = text;
+    // A malformed config is reported by config_from_json; leave it alone here.
+    if (!j.is_object()) continue;
+    json& sec = j[info->section];
+    if (sec.is_null()) sec = json::object();
+    if (!sec.is_object()) continue;
+    sec[info->key] = std::move(value);
+  }
+}
+
+Config load_config_file(const std::string& path, const std::vector<std::string>& overrides) {
+  const std::string text = read_file(path);
+  json j;
+  try {
+    j = json::parse(text);
+  } catch (const json::parse_error& e) {
+    // e.byte is the 1-based index of the last character read.
+    const std::size_t pos = e.byte == 0 ? 0 : e.byte - 1;
+    const auto [line, col] = line_col(text, pos);
+    throw Error(path + ":" + std::to_string(line) + ":" + std::to_string(col) +
+                ": malformed JSON: " + printable(parse_reason(e.what())));
+  } catch (const json::exception& e) {  // e.g. out_of_range 406: a number like 1e400
+    throw Error(path + ": malformed JSON: " + printable(parse_reason(e.what())));
+  }
+  apply_overrides(j, overrides);
+  Config c = config_from_json(j, path);
+  PathResolver r{std::filesystem::path(path).parent_path()};
+  visit_sections(c, r);
+  return c;
+}
+
+std::string config_reference() {
+  Config c;
+  Referencer r;
+  visit_sections(c, r);
+  std::size_t w_path = 0, w_def = 0, w_allowed = 0;
+  for (const auto& row : r.rows) {
+    w_path = std::max(w_path, row.path.size());
+    w_def = std::max(w_def, row.def.size());
+    w_allowed = std::max(w_allowed, row.allowed.size());
+  }
+  std::ostringstream out;
+  for (const auto& row : r.rows) {
+    out << row.path << std::string(w_path - row.path.size() + 2, ' ') << row.def
+        << std::string(w_def - row.def.size() + 2, ' ') << row.allowed
+        << std::string(w_allowed - row.allowed.size() + 2, ' ') << row.desc << '\n';
+  }
+  return out.str();
+}
+
+}  // namespace han

@@ -1,0 +1,134 @@
+#include "han/infer/predictor.h"
+
+#include "han/text/batcher.h"
+#include "han/nn/loss.h"
+#include "han/core/parallel.h"
+
+namespace han {
+namespace {
+
+PaddingAttention padding_attention(const HanCache& c) {
+  PaddingAttention pa;
+  const Matrix& wa = c.word_attention.alpha;      // (W, S*B)
+  const Matrix& sa = c.sentence_attention.alpha;  // (S, B)
+  for (Index col = 0; col < wa.cols(); ++col) {
+    const Index len = c.word_attention.lengths[col];
+    if (len == 0) continue;
+    pa.word_sum += wa.col(col).tail(wa.rows() - len).sum();
+    ++pa.word_rows;
+  }
+  for (Index b = 0; b < sa.cols(); ++b) {
+    const Index len = c.sentence_attention.lengths[b];
+    if (len == 0) continue;
+    pa.sentence_sum += sa.col(b).tail(sa.rows() - len).sum();
+    ++pa.sentence_rows;
+  }
+  return pa;
+}
+
+Explanation explain(const Batch& batch, const HanCache& c, Index b) {
+  Explanation e;
+  const Index S = batch.max_sentences();
+  const Index sentences = c.sentence_attention.lengths[b];
+  for (Index s = 0; s < sentences; ++s) {
+    e.sentence_weights.push_back(c.sentence_attention.alpha(s, b));
+    const Index col = s + S * b;
+    const Index words = c.word_attention.lengths[col];
+    std::vector<float> w(words);
+    for (Index k = 0; k < words; ++k) w[k] = c.word_attention.alpha(k, col);
+    e.word_weights.push_back(std::move(w));
+  }
+  return e;
+}
+
+}  // namespace
+
+void PaddingAttention::add(const PaddingAttention& o) {
+  word_sum += o.word_sum;
+  sentence_sum += o.sentence_sum;
+  word_rows += o.word_rows;
+  sentence_rows += o.sentence_rows;
+}
+
+Predictor::Predictor(const HanParams& params, const ModelConfig& cfg, int threads)
+    : params_(params), cfg_(cfg), threads_(resolve_threads(threads)), word_inputs_(params) {}
+
+Matrix Predictor::predict_batch(const std::vector<Document>& docs, const std::vector<Index>& indices,
+                                std::vector<Explanation>* explanations,
+                                PaddingAttention* padding) const {
+  word_inputs_.fill(docs, indices);
+  return predict_batch(docs, indices, threads_, explanations, padding);
+}
+
+Matrix Predictor::predict_batch(const std::vector<Document>& docs, const std::vector<Index>& indices, int threads,
+                                std::vector<Explanation>* explanations, PaddingAttention* padding) const {
+  const std::vector<Batch> shards = make_shards(docs, indices, threads);
+  std::vector<Matrix> probs(shards.size());
+  std::vector<std::vector<Explanation>> shard_explanations(shards.size());
+  std::vector<PaddingAttention> shard_padding(shards.size());
+  run_parallel(static_cast<int>(shards.size()), [&](int k) {
+    HanCache cache;
+    probs[k] = softmax_columns(
+        han_forward(params_, cfg_, shards[k], Matrix(), cache, /*for_backward=*/false, word_inputs_.table()));
+    if (padding) shard_padding[k] = padding_attention(cache);
+    if (explanations)
+      for (Index b = 0; b < shards[k].size(); ++b) shard_explanations[k].push_back(explain(shards[k], cache, b));
+  });
+  Matrix out(params_.output.W.rows(), static_cast<Index>(indices.size()));
+  Index col = 0;
+  for (std::size_t k = 0; k < shards.size(); ++k) {
+    out.middleCols(col, probs[k].cols()) = probs[k];
+    col += probs[k].cols();
+    if (padding) padding->add(shard_padding[k]);
+    if (explanations)
+      for (Explanation& e : shard_explanations[k]) explanations->push_back(std::move(e));
+  }
+  return out;
+}
+
+Matrix Predictor::predict(const std::vector<Document>& docs, Index batch_size,
+                          std::vector<Explanation>* explanations, PaddingAttention* padding) const {
+  return predict(docs, inference_batches(docs, batch_size), explanations, padding);
+}
+
+Matrix Predictor::predict(const std::vector<Document>& docs, const std::vector<BatchIndices>& batches,
+                          std::vector<Explanation>* explanations, PaddingAttention* padding) const {
+  Matrix out(params_.output.W.rows(), static_cast<Index>(docs.size()));
+  if (explanations) explanations->assign(docs.size(), Explanation());
+  for (const BatchIndices& indices : batches) word_inputs_.fill(docs, indices);
+  // Writes one batch's answers to its documents' columns (disjoint across batches).
+  auto predict_into = [&](int threads, const BatchIndices& indices, PaddingAttention* pad) {
+    std::vector<Explanation> batch_explanations;
+    const Matrix p = predict_batch(docs, indices, threads, explanations ? &batch_explanations : nullptr, pad);
+    for (std::size_t i = 0; i < indices.size(); ++i) {
+      out.col(indices[i]) = p.col(static_cast<Index>(i));
+      if (explanations) (*explanations)[indices[i]] = std::move(batch_explanations[i]);
+    }
+  };
+  if (threads_ > 1 && batches.size() >= static_cast<std::size_t>(threads_)) {
+    // Many batches: each thread takes whole batches (larger products, no thread start per
+    // batch). A lone batch is split into shards by predict_batch instead.
+    std::vector<PaddingAttention> per_thread(threads_);
+    run_parallel(threads_, [&](int k) {
+      for (std::size_t b = static_cast<std::size_t>(k); b < batches.size(); b += static_cast<std::size_t>(threads_))
+        predict_into(1, batches[b], padding ? &per_thread[k] : nullptr);
+    });
+    if (padding)
+      for (const PaddingAttention& pa : per_thread) padding->add(pa);
+    return out;
+  }
+  for (const BatchIndices& indices : batches) predict_into(threads_, indices, padding);
+  return out;
+}
+
+std::vector<std::int32_t> argmax_columns(const Matrix& probabilities) {
+  std::vector<std::int32_t> out(probabilities.cols());
+  for (Index b = 0; b < probabilities.cols(); ++b) {
+    Index best;
+    probabilities.col(b).maxCoeff(&best);
+    out[b] = static_cast<std::int32_t>(best);
+  }
+  return out;
+}
+
+}  // namespace han

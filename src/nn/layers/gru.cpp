@@ -1,0 +1,220 @@
+#include "han/nn/layers/gru.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "han/core/error.h"
+#include "han/nn/layers/linear.h"
+
+namespace han {
+
+Packing make_packing(const std::vector<Index>& lengths) {
+  Packing pk;
+  const Index m = static_cast<Index>(lengths.size());
+  std::vector<Index> start(m + 1, 0);
+  for (Index i = 0; i < m; ++i) start[i + 1] = start[i] + lengths[i];
+  std::vector<Index> order(m);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](Index a, Index b) { return lengths[a] > lengths[b]; });
+  pk.total = start[m];
+  pk.forward_source.resize(pk.total);
+  pk.backward_source.resize(pk.total);
+  const Index steps = m == 0 ? 0 : lengths[order[0]];
+  Index offset = 0, active = m;
+  for (Index t = 0; t < steps; ++t) {
+    while (active > 0 && lengths[order[active - 1]] <= t) --active;
+    pk.offset.push_back(offset);
+    pk.active.push_back(active);
+    for (Index j = 0; j < active; ++j) {
+      const Index s = order[j];
+      pk.forward_source[offset + j] = start[s] + t;
+      pk.backward_source[offset + j] = start[s] + lengths[s] - 1 - t;
+    }
+    offset += active;
+  }
+  HAN_ASSERT(offset == pk.total);
+  return pk;
+}
+
+GruParams gru_init(Index input_dim, Index hidden, Rng& rng) {
+  GruParams p;
+  const double k = 1.0 / std::sqrt(static_cast<double>(hidden));
+  p.W.resize(3 * hidden, input_dim);
+  p.U.resize(3 * hidden, hidden);
+  p.b_ih.resize(3 * hidden, 1);
+  p.b_hh.resize(3 * hidden, 1);
+  GruParams::fields(p, [&](const std::string&, Matrix& m) { fill_uniform(m, -k, k, rng); });
+  return p;
+}
+
+void gru_forward(const GruParams& p, const Packing& pk, const GruDirection& dir, const Matrix& gates,
+                 GruCache& c, Matrix& states) {
+  const Index H = p.hidden(), T = pk.total;
+  const Index max_active = pk.steps() ? pk.active[0] : 0;
+  // For backward every step's gates are kept (H, T); for inference one step's (H, active).
+  c.h.resize(H, T);
+  for (Matrix* m : {&c.h_prev, &c.r, &c.z, &c.n}) m->resize(H, c.keep_for_backward ? T : max_active);
+  c.gh_n.resize(H, c.keep_for_backward ? T : 0);
+  c.step.resize(4 * H, max_active);
+  const auto U_rz = p.U.topRows(2 * H);
+  const auto U_n = p.U.bottomRows(H);
+  for (Index t = 0; t < pk.steps(); ++t) {
+    const Index o = pk.offset[t], a = pk.active[t];
+    const Index k = c.keep_for_backward ? o : 0;  // column of this step in the gate buffers
+    // (3H, a) this step's input side, then the r, z pre-activations. The products land in
+    // this scratch in both modes, so prediction rounds exactly as training does.
+    auto g = c.step.topRows(3 * H).leftCols(a);
+    for (Index j = 0; j < a; ++j) g.col(j) = gates.col(dir.gate_source[o + j]).segment(dir.gate_row, 3 * H);
+    auto hp = c.h_prev.middleCols(k, a);
+    auto gh_n = c.step.bottomRows(H).leftCols(a);
+    if (t == 0) {
+      hp.setZero();
+      gh_n.colwise() = p.b_hh.col(0).tail(H);
+    } else {
+      hp = c.h.middleCols(pk.offset[t - 1], a);
+      g.topRows(2 * H).noalias() += U_rz * hp;
+      gh_n.noalias() = U_n * hp;
+      gh_n.colwise() += p.b_hh.col(0).tail(H);
+    }
+    auto r = c.r.middleCols(k, a);
+    auto z = c.z.middleCols(k, a);
+    auto n = c.n.middleCols(k, a);
+    r = g.topRows(H).array().logistic();
+    z = g.middleRows(H, H).array().logistic();
+    n = (g.bottomRows(H).array() + r.array() * gh_n.array()).tanh();
+    if (c.keep_for_backward) c.gh_n.middleCols(o, a) = gh_n;
+    auto h = c.h.middleCols(o, a);
+    h = (1 - z.array()) * n.array() + z.array() * hp.array();
+    for (Index j = 0; j < a; ++j) states.col(dir.source[o + j]).segment(dir.state_row, H) = h.col(j);
+  }
+}
+
+void gru_backward(const GruParams& p, const Packing& pk, const GruDirection& dir, GruCache& c,
+                  const Matrix& d_states, Matrix& d_gates, GruParams& g) {
+  HAN_ASSERT(c.keep_for_backward);
+  const Index H = p.hidden(), T = pk.total;
+  c.dgh.resize(3 * H, T);
+  const Index max_active = pk.steps() ? pk.active[0] : 0;
+  Matrix carry = Matrix::Zero(H, max_active);  // (H, active) d h flowing back from step t+1
+  Matrix dh(H, max_active);                    // (H, active) total d h at step t
+  Matrix dn(H, max_active);                    // (H, active) d n_pre
+  for (Index t = pk.steps() - 1; t >= 0; --t) {
+    const Index o = pk.offset[t], a = pk.active[t];
+    const Index next_active = t + 1 < pk.steps() ? pk.active[t + 1] : 0;
+    auto dht = dh.leftCols(a);
+    for (Index j = 0; j < a; ++j) dht.col(j) = d_states.col(dir.source[o + j]).segment(dir.state_row, H);
+    dht.leftCols(next_active) += carry.leftCols(next_active);
+    const auto r = c.r.middleCols(o, a).array();
+    const auto z = c.z.middleCols(o, a).array();
+    const auto n = c.n.middleCols(o, a).array();
+    const auto hp = c.h_prev.middleCols(o, a).array();
+    auto dnt = dn.leftCols(a);
+    auto dhh = c.dgh.middleCols(o, a);
+    // n path: d n_pre = dh (1 - z) (1 - n^2)
+    dnt = dht.array() * (1 - z) * (1 - n * n);
+    // z path: d z_pre = dh (h_prev - n) z (1 - z)
+    dhh.middleRows(H, H) = dht.array() * (hp - n) * z * (1 - z);
+    // r path: d r_pre = d n_pre gh_n r (1 - r)
+    dhh.topRows(H) = dnt.array() * c.gh_n.middleCols(o, a).array() * r * (1 - r);
+    dhh.bottomRows(H) = dnt.array() * r;
+    carry.leftCols(a) = dht.array() * z;
+    if (t > 0) carry.leftCols(a).noalias() += p.U.transpose() * dhh;
+    // The input side's r, z pre-activation gradients equal the recurrent side's.
+    for (Index j = 0; j < a; ++j) {
+      auto col = d_gates.col(dir.source[o + j]).segment(dir.gate_row, 3 * H);
+      col.head(2 * H) = dhh.col(j).head(2 * H);
+      col.tail(H) = dnt.col(j);
+    }
+  }
+  g.U.noalias() += c.dgh * c.h_prev.transpose();
+  g.b_hh += c.dgh.rowwise().sum();
+}
+
+BiGruParams bigru_init(Index input_dim, Index hidden, Rng& rng) {
+  BiGruParams p;
+  p.fwd = gru_init(input_dim, hidden, rng);
+  p.bwd = gru_init(input_dim, hidden, rng);
+  return p;
+}
+
+namespace {
+
+// [fwd; bwd] stacked row-wise: (6H, D) weights or (6H, 1) biases.
+Matrix stacked(const Matrix& fwd, const Matrix& bwd) {
+  Matrix out(fwd.rows() + bwd.rows(), fwd.cols());
+  out << fwd, bwd;
+  return out;
+}
+
+}  // namespace
+
+Matrix bigru_input_table(const BiGruParams& p, const Matrix& inputs) {
+  const Index H = p.fwd.hidden();
+  Matrix bias = stacked(p.fwd.b_ih, p.bwd.b_ih);  // (6H, 1) plus the folded r, z recurrent biases
+  bias.middleRows(0, 2 * H) += p.fwd.b_hh.topRows(2 * H);
+  bias.middleRows(3 * H, 2 * H) += p.bwd.b_hh.topRows(2 * H);
+  Matrix gates(6 * H, inputs.cols());
+  gates.noalias() = stacked(p.fwd.W, p.bwd.W) * inputs;
+  gates.colwise() += bias.col(0);
+  return gates;
+}
+
+namespace {
+
+// Both directions' recurrences; packed column k reads its input side from gates column
+// gate_source_{fwd,bwd}[k].
+Matrix run_directions(const BiGruParams& p, const Matrix& gates, const std::vector<Index>& gate_source_fwd,
+                      const std::vector<Index>& gate_source_bwd, BiGruCache& c) {
+  const Packing& pk = c.packing;
+  const Index H = p.fwd.hidden();
+  Matrix out(2 * H, pk.total);
+  gru_forward(p.fwd, pk, {pk.forward_source, gate_source_fwd, 0, 0}, gates, c.fwd, out);
+  gru_forward(p.bwd, pk, {pk.backward_source, gate_source_bwd, 3 * H, H}, gates, c.bwd, out);
+  return out;
+}
+
+}  // namespace
+
+Matrix bigru_forward(const BiGruParams& p, const Matrix& x, const std::vector<Index>& lengths,
+                     BiGruCache& c, bool for_backward) {
+  c.fwd.keep_for_backward = c.bwd.keep_for_backward = for_backward;
+  c.packing = make_packing(lengths);
+  HAN_ASSERT(c.packing.total == x.cols());
+  const Matrix gates = bigru_input_table(p, x);  // (6H, T) flat order
+  return run_directions(p, gates, c.packing.forward_source, c.packing.backward_source, c);
+}
+
+Matrix bigru_forward_lookup(const BiGruParams& p, const Matrix& table, const std::vector<std::int32_t>& ids,
+                            const std::vector<Index>& lengths, BiGruCache& c) {
+  c.fwd.keep_for_backward = c.bwd.keep_for_backward = false;
+  c.packing = make_packing(lengths);
+  const Packing& pk = c.packing;
+  HAN_ASSERT(pk.total == static_cast<Index>(ids.size()));
+  std::vector<Index> fwd(pk.total), bwd(pk.total);
+  for (Index k = 0; k < pk.total; ++k) {
+    fwd[k] = ids[pk.forward_source[k]];
+    bwd[k] = ids[pk.backward_source[k]];
+  }
+  return run_directions(p, table, fwd, bwd, c);
+}
+
+Matrix bigru_backward(const BiGruParams& p, BiGruCache& c, const Matrix& x, const Matrix& d_out,
+                      BiGruParams& g) {
+  const Packing& pk = c.packing;
+  const Index H = p.fwd.hidden(), T = pk.total;
+  Matrix d_gates(6 * H, T);  // (6H, T) d input projections, flat order
+  gru_backward(p.fwd, pk, {pk.forward_source, pk.forward_source, 0, 0}, c.fwd, d_out, d_gates, g.fwd);
+  gru_backward(p.bwd, pk, {pk.backward_source, pk.backward_source, 3 * H, H}, c.bwd, d_out, d_gates, g.bwd);
+  Matrix dw(6 * H, x.rows());
+  dw.noalias() = d_gates * x.transpose();
+  g.fwd.W += dw.topRows(3 * H);
+  g.bwd.W += dw.bottomRows(3 * H);
+  const Vector db = d_gates.rowwise().sum();
+  g.fwd.b_ih.col(0) += db.head(3 * H);
+  g.bwd.b_ih.col(0) += db.tail(3 * H);
+  return stacked(p.fwd.W, p.bwd.W).transpose() * d_gates;
+}
+
+}  // namespace han

@@ -1,0 +1,50 @@
+#include "han/nn/word_input_table.h"
+
+#include <algorithm>
+
+#include "han/core/error.h"
+
+namespace han {
+namespace {
+
+// Columns are computed in products of exactly this many words (the last one padded with
+// zero columns): every word's column then comes out of the same GEMM shape, so its value
+// does not depend on which or how many words were new in the same call, and temporary
+// memory stays small however large the vocabulary.
+constexpr Index kChunk = 256;
+
+}  // namespace
+
+WordInputTable::WordInputTable(const HanParams& params)
+    : params_(params),
+      enabled_(6 * params.word_gru.fwd.hidden() <= 2 * params.embedding.table.rows()) {
+  // Allocated whole but written column by column: pages of unseen words are never touched.
+  if (enabled_) table_.resize(6 * params.word_gru.fwd.hidden(), params.embedding.table.cols());
+  ready_.assign(static_cast<std::size_t>(enabled_ ? params.embedding.table.cols() : 0), false);
+}
+
+void WordInputTable::fill(const std::vector<Document>& docs, const std::vector<Index>& indices) {
+  if (!enabled_) return;
+  std::vector<std::int32_t> missing;
+  for (Index i : indices)
+    for (const std::vector<std::int32_t>& sentence : docs[i].sentences)
+      for (std::int32_t id : sentence) {
+        HAN_ASSERT(id >= 0 && id < table_.cols());
+        if (!ready_[id]) missing.push_back(id);
+      }
+  std::sort(missing.begin(), missing.end());
+  missing.erase(std::unique(missing.begin(), missing.end()), missing.end());
+  const Matrix& embeddings = params_.embedding.table;  // (E, V)
+  Matrix x(embeddings.rows(), kChunk);                 // (E, kChunk)
+  for (std::size_t begin = 0; begin < missing.size(); begin += kChunk) {
+    const Index n = std::min<Index>(kChunk, static_cast<Index>(missing.size() - begin));
+    for (Index k = 0; k < n; ++k) x.col(k) = embeddings.col(missing[begin + k]);
+    x.rightCols(kChunk - n).setZero();
+    const Matrix columns = bigru_input_table(params_.word_gru, x);  // (6Hw, kChunk)
+    for (Index k = 0; k < n; ++k) table_.col(missing[begin + k]) = columns.col(k);
+  }
+  // Marked only once computed: a failure above leaves no word claiming a column it lacks.
+  for (std::int32_t id : missing) ready_[id] = true;
+}
+
+}  // namespace han

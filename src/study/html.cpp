@@ -1,0 +1,90 @@
+#include "han/study/html.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace han {
+
+std::string html_escape(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&#39;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+namespace {
+
+std::string fixed(double x, int digits) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, x);
+  return buf;
+}
+
+}  // namespace
+
+std::string attention_css() {
+  return R"(section.doc{border:1px solid #ccd;border-radius:6px;margin:1em 0;padding:.6em 1em;background:#fff}
+section.doc h2{font-size:1em;margin:.2em 0 .5em 0}
+.pred{font-weight:600}.gold{color:#555}.topk{color:#555;font-size:.9em}
+.sent{display:flex;align-items:flex-start;margin:.15em 0}
+.sbar{flex:0 0 3.2em;font:11px monospace;color:#fff;text-align:right;padding:2px 4px;margin-right:.6em;border-radius:3px}
+.words{line-height:1.9}
+.w{padding:1px 2px;border-radius:3px}
+.legend{font-size:.85em;color:#555})";
+}
+
+std::string attention_section(const AttentionView& v) {
+  std::string out = "<section class=\"doc\"><h2>" + html_escape(v.heading) + "</h2><p>";
+  if (!v.top_k.empty())
+    out += "<span class=\"pred\">" + html_escape(v.top_k[0].first) + "</span> " + fixed(v.top_k[0].second, 3);
+  if (!v.gold.empty()) out += " <span class=\"gold\">(gold: " + html_escape(v.gold) + ")</span>";
+  if (v.top_k.size() > 1) {
+    out += " <span class=\"topk\">then";
+    for (std::size_t i = 1; i < v.top_k.size(); ++i)
+      out += " " + html_escape(v.top_k[i].first) + " " + fixed(v.top_k[i].second, 3);
+    out += "</span>";
+  }
+  out += "</p>";
+  const auto& sw = v.explanation.sentence_weights;
+  if (sw.empty()) out += "<p class=\"legend\">(no words)</p>";
+  const double max_s = sw.empty() ? 1.0 : std::max(1e-12, static_cast<double>(*std::max_element(sw.begin(), sw.end())));
+  // Word shade: sqrt(sentence weight) * word weight (the paper's normalisation), scaled so
+  // the document's most attended word is fully shaded.
+  double max_w = 1e-12;
+  for (std::size_t s = 0; s < sw.size(); ++s)
+    for (float w : v.explanation.word_weights[s]) max_w = std::max(max_w, std::sqrt(static_cast<double>(sw[s])) * w);
+  for (std::size_t s = 0; s < sw.size() && s < v.words.size(); ++s) {
+    const double shade = sw[s] / max_s;
+    out += "<div class=\"sent\"><span class=\"sbar\" title=\"sentence weight " + fixed(sw[s], 4) +
+           "\" style=\"background:rgba(200,30,30," + fixed(0.15 + 0.85 * shade, 3) + ")\">" +
+           fixed(sw[s], 2) + "</span><span class=\"words\">";
+    const auto& ww = v.explanation.word_weights[s];
+    for (std::size_t w = 0; w < v.words[s].size() && w < ww.size(); ++w) {
+      const double intensity = std::sqrt(static_cast<double>(sw[s])) * ww[w] / max_w;
+      out += "<span class=\"w\" title=\"" + fixed(ww[w], 4) + "\" style=\"background:rgba(30,90,220," +
+             fixed(intensity, 3) + (intensity > 0.6 ? ");color:#fff" : ")") + "\">" + html_escape(v.words[s][w]) +
+             "</span> ";
+    }
+    out += "</span></div>";
+  }
+  return out + "</section>\n";
+}
+
+std::string html_page(const std::string& title, const std::string& css, const std::string& body) {
+  return "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>" + html_escape(title) +
+         "</title><style>body{font-family:system-ui,sans-serif;max-width:60em;margin:1em auto;padding:0 1em;"
+         "color:#222;background:#f6f6f8}\n" +
+         css + "</style></head><body>\n" + body + "</body></html>\n";
+}
+
+}  // namespace han

@@ -1,0 +1,217 @@
+#include "han/study/report.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <limits>
+
+#include "han/study/html.h"
+
+namespace han {
+namespace {
+
+using nlohmann::json;
+
+const char* kColors[] = {"#d62728", "#1f77b4", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf"};
+
+std::string num(double x, int digits = 4) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, x);
+  return buf;
+}
+
+std::string variant_name(const json& v) { return v["mask"].get<std::string>() + " / " + v["batching"].get<std::string>(); }
+
+// Mean dev accuracy per epoch over the seeds that reached that epoch.
+std::vector<double> mean_curve(const json& v) {
+  std::vector<double> sum, count;
+  for (const json& curve : v["dev_curve"]) {
+    for (std::size_t e = 0; e < curve.size(); ++e) {
+      if (sum.size() <= e) sum.resize(e + 1, 0), count.resize(e + 1, 0);
+      sum[e] += curve[e].get<double>();
+      count[e] += 1;
+    }
+  }
+  for (std::size_t e = 0; e < sum.size(); ++e) sum[e] /= count[e];
+  return sum;
+}
+
+struct Range {
+  double lo = std::numeric_limits<double>::infinity(), hi = -std::numeric_limits<double>::infinity();
+  void add(double x) { lo = std::min(lo, x), hi = std::max(hi, x); }
+  // Widens the range a little for the eye, staying within [0, 1] (accuracies).
+  void pad() {
+    if (hi - lo < 1e-3) lo -= 0.005, hi += 0.005;
+    const double m = 0.08 * (hi - lo);
+    lo = std::max(0.0, lo - m), hi = std::min(1.0, hi + m);
+  }
+};
+
+constexpr int kW = 640, kH = 300, kLeft = 60, kRight = 180, kTop = 20, kBottom = 40;
+
+double sx(double x, double lo, double hi) { return kLeft + (x - lo) / (hi - lo) * (kW - kLeft - kRight); }
+double sy(double y, const Range& r) { return kTop + (r.hi - y) / (r.hi - r.lo) * (kH - kTop - kBottom); }
+
+std::string y_axis(const Range& r, const std::string& label) {
+  std::string s = "<text x=\"12\" y=\"" + num(kTop + (kH - kTop - kBottom) / 2.0, 0) +
+                  "\" transform=\"rotate(-90 12 " + num(kTop + (kH - kTop - kBottom) / 2.0, 0) +
+                  ")\" text-anchor=\"middle\" font-size=\"12\">" + label + "</text>";
+  for (int i = 0; i <= 4; ++i) {
+    const double y = r.lo + (r.hi - r.lo) * i / 4;
+    s += "<line x1=\"" + num(kLeft, 0) + "\" x2=\"" + num(kW - kRight, 0) + "\" y1=\"" + num(sy(y, r), 1) + "\" y2=\"" +
+         num(sy(y, r), 1) + "\" stroke=\"#ddd\"/><text x=\"" + num(kLeft - 4, 0) + "\" y=\"" + num(sy(y, r) + 4, 1) +
+         "\" text-anchor=\"end\" font-size=\"11\">" + num(y, 3) + "</text>";
+  }
+  return s;
+}
+
+std::string legend(std::size_t i, const std::string& name) {
+  const double y = kTop + 16.0 * static_cast<double>(i);
+  return "<rect x=\"" + num(kW - kRight + 12, 0) + "\" y=\"" + num(y, 0) + "\" width=\"12\" height=\"4\" fill=\"" +
+         kColors[i % 8] + "\"/><text x=\"" + num(kW - kRight + 30, 0) + "\" y=\"" + num(y + 6, 0) +
+         "\" font-size=\"12\">" + html_escape(name) + "</text>";
+}
+
+std::string svg(const std::string& body) {
+  return "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + std::to_string(kW) + "\" height=\"" + std::to_string(kH) +
+         "\" viewBox=\"0 0 " + std::to_string(kW) + " " + std::to_string(kH) + "\">" + body + "</svg>";
+}
+
+std::string learning_curves(const json& variants) {
+  Range r;
+  std::size_t epochs = 1;
+  std::vector<std::vector<double>> curves;
+  for (const json& v : variants) {
+    curves.push_back(mean_curve(v));
+    for (double y : curves.back()) r.add(y);
+    epochs = std::max(epochs, curves.back().size());
+  }
+  r.pad();
+  const double hi = std::max<double>(2, static_cast<double>(epochs));
+  std::string body = y_axis(r, "dev accuracy (mean over seeds)");
+  for (std::size_t e = 1; e <= epochs; ++e)
+    body += "<text x=\"" + num(sx(static_cast<double>(e), 1, hi), 1) + "\" y=\"" + num(kH - kBottom + 16, 0) +
+            "\" text-anchor=\"middle\" font-size=\"11\">" + std::to_string(e) + "</text>";
+  body += "<text x=\"" + num((kLeft + kW - kRight) / 2.0, 0) + "\" y=\"" + num(kH - 6, 0) +
+          "\" text-anchor=\"middle\" font-size=\"12\">epoch</text>";
+  for (std::size_t i = 0; i < curves.size(); ++i) {
+    std::string points;
+    for (std::size_t e = 0; e < curves[i].size(); ++e)
+      points += num(sx(static_cast<double>(e + 1), 1, hi), 1) + "," + num(sy(curves[i][e], r), 1) + " ";
+    body += "<polyline fill=\"none\" stroke-width=\"2\" stroke=\"" + std::string(kColors[i % 8]) + "\" points=\"" + points + "\"/>";
+    for (std::size_t e = 0; e < curves[i].size(); ++e)
+      body += "<circle r=\"3\" fill=\"" + std::string(kColors[i % 8]) + "\" cx=\"" + num(sx(static_cast<double>(e + 1), 1, hi), 1) +
+              "\" cy=\"" + num(sy(curves[i][e], r), 1) + "\"/>";
+    body += legend(i, variant_name(variants[i]));
+  }
+  return svg(body);
+}
+
+std::string accuracy_bars(const json& variants, const std::string& split) {
+  Range r;
+  for (const json& v : variants) {
+    for (const json& x : v["accuracy"]["values"]) r.add(x.get<double>());
+    r.add(v["accuracy"]["mean"].get<double>() - v["accuracy"]["sd"].get<double>());
+    r.add(v["accuracy"]["mean"].get<double>() + v["accuracy"]["sd"].get<double>());
+  }
+  r.pad();
+  std::string body = y_axis(r, split + " accuracy: mean ± sd, dots = seeds");
+  const double n = static_cast<double>(variants.size());
+  for (std::size_t i = 0; i < variants.size(); ++i) {
+    const json& v = variants[i];
+    const double x = sx(static_cast<double>(i) + 0.5, 0, n);
+    const double m = v["accuracy"]["mean"].get<double>(), sd = v["accuracy"]["sd"].get<double>();
+    const std::string c = kColors[i % 8];
+    body += "<line x1=\"" + num(x, 1) + "\" x2=\"" + num(x, 1) + "\" y1=\"" + num(sy(m - sd, r), 1) + "\" y2=\"" +
+            num(sy(m + sd, r), 1) + "\" stroke=\"" + c + "\" stroke-width=\"2\"/>";
+    for (double d : {-8.0, 8.0})
+      body += "<line x1=\"" + num(x - 8, 1) + "\" x2=\"" + num(x + 8, 1) + "\" y1=\"" + num(sy(m + d / 8 * sd, r), 1) +
+              "\" y2=\"" + num(sy(m + d / 8 * sd, r), 1) + "\" stroke=\"" + c + "\" stroke-width=\"2\"/>";
+    body += "<rect x=\"" + num(x - 5, 1) + "\" y=\"" + num(sy(m, r) - 5, 1) + "\" width=\"10\" height=\"10\" fill=\"" + c + "\"/>";
+    for (const json& val : v["accuracy"]["values"])
+      body += "<circle r=\"2.5\" fill=\"none\" stroke=\"#333\" cx=\"" + num(x + 14, 1) + "\" cy=\"" +
+              num(sy(val.get<double>(), r), 1) + "\"/>";
+    body += legend(i, variant_name(v));
+  }
+  return svg(body);
+}
+
+std::string figures_table(const json& a) {
+  std::string t = "<table><tr><th>mask</th><th>batching</th><th>accuracy</th><th>macro-F1</th><th>Δ acc vs renorm [95% CI]</th>"
+                  "<th>wins</th><th>pad attention mass word / sentence</th><th>padding fraction word / sentence</th>"
+                  "<th>invariance error</th><th>epochs to best</th><th>s / epoch</th></tr>";
+  for (const json& v : a["variants"]) {
+    std::string diff = "—", wins = "—";
+    if (!v["vs_renorm"].is_null()) {
+      diff = num(v["vs_renorm"]["mean_diff"].get<double>()) + " [" + num(v["vs_renorm"]["ci95"][0].get<double>()) + ", " +
+             num(v["vs_renorm"]["ci95"][1].get<double>()) + "]";
+      wins = std::to_string(v["vs_renorm"]["wins"].get<int>()) + " / " + std::to_string(v["seeds"].size());
+    }
+    char inv[32];
+    std::snprintf(inv, sizeof inv, "%.2g", v["invariance_error"].get<double>());
+    t += "<tr><td>" + v["mask"].get<std::string>() + "</td><td>" + v["batching"].get<std::string>() + "</td><td>" +
+         num(v["accuracy"]["mean"].get<double>()) + " ± " + num(v["accuracy"]["sd"].get<double>()) + "</td><td>" +
+         num(v["macro_f1"]["mean"].get<double>()) + " ± " + num(v["macro_f1"]["sd"].get<double>()) + "</td><td>" + diff +
+         "</td><td>" + wins + "</td><td>" + num(v["pad_attention_mass"]["word"].get<double>(), 3) + " / " +
+         num(v["pad_attention_mass"]["sentence"].get<double>(), 3) + "</td><td>" +
+         num(v["padding_fraction"]["word"].get<double>(), 3) + " / " + num(v["padding_fraction"]["sentence"].get<double>(), 3) +
+         "</td><td>" + inv + "</td><td>" + num(v["epochs_to_best"].get<double>(), 1) + "</td><td>" +
+         num(v["seconds_per_epoch"].get<double>(), 1) + "</td></tr>";
+  }
+  return t + "</table>";
+}
+
+// Each example document under `none` and `renorm` (first batching that has both).
+std::string examples(const json& a) {
+  std::string out;
+  for (std::size_t k = 0; k < a["example_documents"].size(); ++k) {
+    const json& doc = a["example_documents"][k];
+    std::string row;
+    for (const char* mask : {"none", "renorm"}) {
+      for (const json& v : a["variants"]) {
+        if (v["mask"] != mask || v["examples"].size() <= k) continue;
+        const json& ex = v["examples"][k];
+        AttentionView view;
+        view.heading = std::string("mask ") + mask + " / " + v["batching"].get<std::string>() + ", seed " +
+                       std::to_string(v["seeds"][0].get<long long>());
+        view.top_k = {{ex["label"].get<std::string>(), ex["probability"].get<double>()}};
+        view.gold = doc["gold"].get<std::string>();
+        view.words = doc["words"].get<TokenizedText>();
+        view.explanation.sentence_weights = ex["sentence_weights"].get<std::vector<float>>();
+        view.explanation.word_weights = ex["word_weights"].get<std::vector<std::vector<float>>>();
+        row += "<div class=\"col\">" + attention_section(view) + "</div>";
+        break;
+      }
+    }
+    out += "<h3>dev document " + std::to_string(doc["document"].get<long long>()) +
+           " (predicted in a padded batch with the longest dev documents)</h3><div class=\"row\">" + row + "</div>";
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string ablation_report_html(const json& a) {
+  const std::string split = a["evaluated_on"].get<std::string>();
+  std::string body = "<h1>han ablate: does masking padding help?</h1>";
+  body += "<p>Data: " + std::to_string(a["data"]["train"].get<long long>()) + " train / " +
+          std::to_string(a["data"]["dev"].get<long long>()) + " dev / " + std::to_string(a["data"]["test"].get<long long>()) +
+          " test documents. Accuracy is measured on " + split +
+          ", with batches padded as in training. Δ is the paired difference against renorm with the same batching "
+          "and seed (95 % t interval over seeds); wins count seeds where the variant beats renorm.</p>";
+  body += "<h2>Figures</h2>" + figures_table(a);
+  body += "<p class=\"legend\">Pad attention mass: mean total attention weight on padded positions per real sentence "
+          "(word level) and per document (sentence level), on dev. Invariance error: largest change of a dev document's "
+          "probabilities alone vs. in a padded batch with the longest dev documents.</p>";
+  body += "<h2>Learning curves</h2><p class=\"legend\">Variants with identical curves (renorm and additive "
+          "usually are) overlap.</p>" + learning_curves(a["variants"]);
+  body += "<h2>Accuracy over seeds</h2>" + accuracy_bars(a["variants"], split);
+  body += "<h2>Attention on example documents: none vs renorm</h2>" + examples(a);
+  body += "<h2>Config</h2><pre>" + html_escape(a["config"].dump(2)) + "</pre>";
+  const std::string css = attention_css() +
+                          "\ntable{border-collapse:collapse;font-size:.85em;background:#fff}td,th{border:1px solid #ccd;"
+                          "padding:3px 6px;text-align:left}.row{display:flex;gap:1em}.col{flex:1;min-width:0}"
+                          "svg{background:#fff;border:1px solid #ccd}pre{background:#fff;padding:.5em;font-size:.8em}";
+  return html_page("han ablate report", css, body);
+}
+
+}  // namespace han

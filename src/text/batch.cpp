@@ -1,0 +1,86 @@
+#include "han/text/batch.h"
+
+#include <algorithm>
+
+namespace han {
+namespace {
+
+// (longest document in sentences, longest sentence in words) among docs[indices], at least 1.
+std::pair<Index, Index> padded_shape(const std::vector<Document>& docs, const std::vector<Index>& indices) {
+  Index S = 1, W = 1;
+  for (Index i : indices) {
+    S = std::max<Index>(S, static_cast<Index>(docs[i].sentences.size()));
+    for (const auto& s : docs[i].sentences) W = std::max<Index>(W, static_cast<Index>(s.size()));
+  }
+  return {S, W};
+}
+
+}  // namespace
+
+double Batch::word_padding_fraction() const {
+  const double slots = static_cast<double>(word_mask.size());
+  return slots == 0 ? 0.0 : 1.0 - static_cast<double>(real_tokens) / slots;
+}
+
+double Batch::sentence_padding_fraction() const {
+  const double slots = static_cast<double>(sentence_mask.size());
+  return slots == 0 ? 0.0 : 1.0 - static_cast<double>(real_sentences) / slots;
+}
+
+Batch make_batch(const std::vector<Document>& docs, const std::vector<Index>& indices,
+                 Index min_sentences, Index min_words) {
+  auto [S, W] = padded_shape(docs, indices);
+  S = std::max(S, min_sentences);
+  W = std::max(W, min_words);
+  const Index B = static_cast<Index>(indices.size());
+  Batch batch;
+  batch.ids = IdMatrix::Zero(W, S * B);
+  batch.word_mask = Matrix::Zero(W, S * B);
+  batch.sentence_mask = Matrix::Zero(S, B);
+  batch.labels.resize(B);
+  batch.documents = indices;
+  for (Index b = 0; b < B; ++b) {
+    const Document& d = docs[indices[b]];
+    batch.labels[b] = d.label;
+    for (Index s = 0; s < static_cast<Index>(d.sentences.size()); ++s) {
+      const auto& words = d.sentences[s];
+      batch.sentence_mask(s, b) = 1;
+      ++batch.real_sentences;
+      for (Index w = 0; w < static_cast<Index>(words.size()); ++w) {
+        batch.ids(w, s + S * b) = words[w];
+        batch.word_mask(w, s + S * b) = 1;
+      }
+      batch.real_tokens += static_cast<Index>(words.size());
+    }
+  }
+  return batch;
+}
+
+std::vector<Batch> make_shards(const std::vector<Document>& docs, const std::vector<Index>& indices,
+                               int shards) {
+  const auto [S, W] = padded_shape(docs, indices);
+  const Index n = static_cast<Index>(indices.size());
+  const Index parts = std::max<Index>(1, std::min<Index>(shards, n));
+  // Cut where the running real-token count passes k/parts of the total: threads get equal
+  // work (the cost follows real tokens), not merely equal numbers of documents.
+  std::vector<std::int64_t> before(n + 1, 0);  // real tokens of the first i documents
+  for (Index i = 0; i < n; ++i) before[i + 1] = before[i] + docs[indices[i]].tokens();
+  std::vector<Index> cut(parts + 1, n);
+  cut[0] = 0;
+  for (Index k = 1; k < parts; ++k) {
+    const std::int64_t target = before[n] * k / parts;
+    Index i = cut[k - 1] + 1;  // at least one document per part
+    while (i < n - (parts - k) && before[i] < target) ++i;
+    // The document that crosses the target goes to whichever side leaves the cut nearer.
+    if (i > cut[k - 1] + 1 && before[i] >= target && target - before[i - 1] < before[i] - target) --i;
+    cut[k] = i;
+  }
+  std::vector<Batch> out;
+  for (Index k = 0; k < parts; ++k) {
+    const std::vector<Index> part(indices.begin() + cut[k], indices.begin() + cut[k + 1]);
+    out.push_back(make_batch(docs, part, S, W));
+  }
+  return out;
+}
+
+}  // namespace han

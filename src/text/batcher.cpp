@@ -1,0 +1,76 @@
+#include "han/text/batcher.h"
+
+#include <algorithm>
+
+#include "han/core/random.h"
+
+namespace han {
+namespace {
+
+std::size_t longest_sentence(const Document& d) {
+  std::size_t m = 0;
+  for (const auto& s : d.sentences) m = std::max(m, s.size());
+  return m;
+}
+
+std::vector<BatchIndices> cut(const std::vector<Index>& order, Index begin, Index end, Index size) {
+  std::vector<BatchIndices> out;
+  for (Index i = begin; i < end; i += size)
+    out.emplace_back(order.begin() + i, order.begin() + std::min(end, i + size));
+  return out;
+}
+
+}  // namespace
+
+void sort_by_length(const std::vector<Document>& docs, std::vector<Index>& indices) {
+  std::vector<std::pair<std::size_t, std::size_t>> keys(docs.size());
+  for (Index i : indices) keys[i] = {docs[i].sentences.size(), longest_sentence(docs[i])};
+  std::stable_sort(indices.begin(), indices.end(), [&](Index a, Index b) { return keys[a] < keys[b]; });
+}
+
+Batcher::Batcher(const std::vector<Document>& docs, const BatchingConfig& cfg, std::uint64_t seed)
+    : docs_(docs), cfg_(cfg), seed_(seed) {
+  for (Index i = 0; i < static_cast<Index>(docs.size()); ++i) {
+    if (docs[i].sentences.empty())
+      ++skipped_empty_;
+    else
+      usable_.push_back(i);
+  }
+}
+
+std::vector<BatchIndices> Batcher::epoch(int epoch) const {
+  Rng rng(derive_seed(seed_, 0xBA7C4, static_cast<std::uint64_t>(epoch)));
+  std::vector<Index> order = usable_;
+  rng.shuffle(order);
+  const Index n = static_cast<Index>(order.size()), size = cfg_.batch_size;
+  if (cfg_.strategy == BatchStrategy::random) return cut(order, 0, n, size);
+  std::vector<BatchIndices> batches;
+  const Index pool = size * cfg_.maxi_batch;
+  for (Index begin = 0; begin < n; begin += pool) {
+    const Index end = std::min(n, begin + pool);
+    std::vector<Index> part(order.begin() + begin, order.begin() + end);
+    sort_by_length(docs_, part);
+    for (BatchIndices& b : cut(part, 0, end - begin, size)) batches.push_back(std::move(b));
+  }
+  rng.shuffle(batches);
+  return batches;
+}
+
+std::vector<BatchIndices> inference_batches(const std::vector<Document>& docs, Index batch_size) {
+  std::vector<Index> order(docs.size());
+  for (Index i = 0; i < static_cast<Index>(docs.size()); ++i) order[i] = i;
+  sort_by_length(docs, order);
+  return cut(order, 0, static_cast<Index>(order.size()), batch_size);
+}
+
+std::vector<BatchIndices> evaluation_batches(const std::vector<Document>& docs, BatchStrategy strategy,
+                                             Index batch_size, std::uint64_t seed) {
+  if (strategy == BatchStrategy::bucket) return inference_batches(docs, batch_size);
+  std::vector<Index> order(docs.size());
+  for (Index i = 0; i < static_cast<Index>(docs.size()); ++i) order[i] = i;
+  Rng rng(seed);
+  rng.shuffle(order);
+  return cut(order, 0, static_cast<Index>(order.size()), batch_size);
+}
+
+}  // namespace han

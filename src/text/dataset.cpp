@@ -1,0 +1,497 @@
+#include "han/text/dataset.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string_view>
+#include <system_error>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+
+#include "han/core/error.h"
+#include "han/core/io.h"
+#include "han/core/line_reader.h"
+
+namespace han {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+constexpr std::string_view kBom = "\xEF\xBB\xBF";
+constexpr std::string_view kFastTextPrefix = "__label__";
+
+std::string_view strip_bom(std::string_view s) {
+  if (s.substr(0, kBom.size()) == kBom) s.remove_prefix(kBom.size());
+  return s;
+}
+
+bool is_blank(std::string_view s) {
+  return s.find_first_not_of(" \t\r\f\v") == std::string_view::npos;
+}
+
+std::string_view trim(std::string_view s) {
+  const auto b = s.find_first_not_of(" \t\r\f\v");
+  if (b == std::string_view::npos) return {};
+  const auto e = s.find_last_not_of(" \t\r\f\v");
+  return s.substr(b, e - b + 1);
+}
+
+// A short, single-line reason from nlohmann's error text, e.g.
+// "[json.exception.parse_error.101] parse error at line 1, column 8: syntax error while
+// parsing object - unexpected end of input; expected '}'" -> "column 8: unexpected end
+// of input; expected '}'". The "last read" excerpt is dropped: it may hold raw bytes.
+std::string short_json_reason(const json::exception& e, std::size_t byte) {
+  std::string_view what = e.what();
+  std::string_view reason = what;
+  if (const auto colon = what.find(": "); colon != std::string_view::npos &&
+                                          what.find("parse error") != std::string_view::npos) {
+    reason = what.substr(colon + 2);
+  } else if (const auto bracket = what.find("] "); bracket != std::string_view::npos) {
+    reason = what.substr(bracket + 2);  // e.g. "number overflow parsing '1e400'"
+  }
+  if (const auto dash = reason.find(" - "); reason.substr(0, 13) == "syntax error " &&
+                                            dash != std::string_view::npos) {
+    reason = reason.substr(dash + 3);
+  }
+  std::string out(reason);
+  if (const auto lr = out.find("; last read: "); lr != std::string::npos) {
+    const auto ex = out.find("; expected ", lr);
+    out = out.substr(0, lr) + (ex == std::string::npos ? std::string() : out.substr(ex));
+  }
+  // Keep the message one printable line whatever bytes the excerpt held.
+  for (char& c : out) {
+    if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7F) c = '?';
+  }
+  return byte > 0 ? "column " + std::to_string(byte) + ": " + out : out;
+}
+
+// One JSON Lines record, read by events: only the top-level "text" and "label" values
+// are kept (moved out of the parser, never copied), whatever else the object holds;
+// nesting depth costs nothing since no document tree is built.
+struct Field {
+  bool present = false;
+  const char* type = "null";
+  std::string value;  // when type is "string"
+};
+
+class RecordReader : public nlohmann::json_sax<json> {
+ public:
+  const char* top_type = nullptr;  // type name of the top-level value
+  Field text, label;
+  std::string error;  // set on a syntax error
+
+  bool null() override { return scalar("null"); }
+  bool boolean(bool) override { return scalar("boolean"); }
+  bool number_integer(number_integer_t) override { return scalar("number"); }
+  bool number_unsigned(number_unsigned_t) override { return scalar("number"); }
+  bool number_float(number_float_t, const string_t&) override { return scalar("number"); }
+  bool string(string_t& val) override {
+    if (Field* f = slot()) f->value = std::move(val);
+    return scalar("string");
+  }
+  bool binary(binary_t&) override { return scalar("binary"); }
+  bool start_object(std::size_t) override { return open("object"); }
+  bool end_object() override { return close(); }
+  bool start_array(std::size_t) override { return open("array"); }
+  bool end_array() override { return close(); }
+  bool key(string_t& val) override {
+    if (depth_ == 1) {
+      current_ = val == "text" ? &text : val == "label" ? &label : nullptr;
+    }
+    return true;
+  }
+  bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception& e) override {
+    error = short_json_reason(static_cast<const json::exception&>(e), position);
+    return false;
+  }
+
+ private:
+  // The field the value being read belongs to (a direct member of the top object).
+  Field* slot() const { return depth_ == 1 ? current_ : nullptr; }
+  bool scalar(const char* type) {
+    if (depth_ == 0) top_type = type;
+    if (Field* f = slot()) {
+      f->present = true;
+      f->type = type;
+      if (std::strcmp(type, "string") != 0) f->value.clear();
+    }
+    return true;
+  }
+  bool open(const char* type) {
+    if (depth_ == 0) {
+      top_type = type;
+      if (std::strcmp(type, "object") != 0) return false;  // not a record: stop here
+    }
+    scalar(type);
+    ++depth_;
+    return true;
+  }
+  bool close() {
+    --depth_;
+    return true;
+  }
+  std::size_t depth_ = 0;
+  Field* current_ = nullptr;
+};
+
+std::string json_quoted(std::string_view s) {
+  return json(std::string(s)).dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+// Calls fn(line, line_number) for every non-blank line of `content`; handles a leading
+// BOM and universal newlines (\n, \r\n, lone \r), like the file reader.
+template <typename Fn>
+void for_each_line(std::string_view content, Fn&& fn) {
+  content = strip_bom(content);
+  std::size_t line_no = 0;
+  std::size_t pos = 0;
+  while (pos < content.size()) {
+    ++line_no;
+    std::size_t end = content.find_first_of("\r\n", pos);
+    std::size_t next = end;
+    if (end == std::string_view::npos) {
+      end = next = content.size();
+    } else if (content[end] == '\r' && end + 1 < content.size() && content[end + 1] == '\n') {
+      next = end + 2;
+    } else {
+      next = end + 1;
+    }
+    std::string_view line = content.substr(pos, end - pos);
+    pos = next;
+    if (is_blank(line)) continue;
+    fn(line, line_no);
+  }
+}
+
+// A label must be printable on one line of tsv output: non-empty, valid UTF-8, no control
+// characters (tabs and line breaks included).
+void check_label(std::string_view label, const std::string& where) {
+  for (std::size_t i = 0; i < label.size();) {
+    const auto c = static_cast<unsigned char>(label[i]);
+    if (c < 0x20 || c == 0x7F) {
+      throw Error(where + ": label " + json_quoted(label) +
+                  " contains a control character (tab, line break, ...)");
+    }
+    std::size_t len = 1;
+    if (c >= 0x80) {
+      len = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : 2;
+      bool ok = c >= 0xC2 && c <= 0xF4 && i + len <= label.size();
+      for (std::size_t k = 1; ok && k < len; ++k) {
+        ok = (static_cast<unsigned char>(label[i + k]) & 0xC0) == 0x80;
+      }
+      if (ok && len == 3) {
+        const auto c1 = static_cast<unsigned char>(label[i + 1]);
+        ok = !(c == 0xE0 && c1 < 0xA0) && !(c == 0xED && c1 >= 0xA0);
+      } else if (ok && len == 4) {
+        const auto c1 = static_cast<unsigned char>(label[i + 1]);
+        ok = !(c == 0xF0 && c1 < 0x90) && !(c == 0xF4 && c1 >= 0x90);
+      }
+      if (!ok) throw Error(where + ": label " + json_quoted(label) + " is not valid UTF-8");
+    }
+    i += len;
+  }
+  if (label.size() > kMaxLabelBytes) {
+    throw Error(where + ": label " + json_quoted(label) + " is longer than " +
+                std::to_string(kMaxLabelBytes) + " bytes");
+  }
+}
+
+Example parse_fasttext_line(std::string_view line, const std::string& where, bool require_label) {
+  Example ex;
+  ex.source = where;
+  std::string_view rest = line;
+  bool first = true;
+  for (;;) {
+    const auto b = rest.find_first_not_of(" \t");
+    if (b == std::string_view::npos) {
+      rest = {};
+      break;
+    }
+    rest.remove_prefix(b);
+    if (rest.substr(0, kFastTextPrefix.size()) != kFastTextPrefix) break;
+    auto e = rest.find_first_of(" \t");
+    if (e == std::string_view::npos) e = rest.size();
+    if (first) {
+      ex.label = std::string(rest.substr(kFastTextPrefix.size(), e - kFastTextPrefix.size()));
+      ex.has_label = true;
+      first = false;
+    }
+    rest.remove_prefix(e);  // later labels are dropped, not kept as text
+  }
+  if (require_label && !ex.has_label) {
+    throw Error(where + ": missing label (expected \"__label__NAME text\")");
+  }
+  if (ex.has_label && ex.label.empty()) {
+    if (require_label) throw Error(where + ": empty label after \"__label__\"");
+    ex.has_label = false;
+  }
+  if (ex.has_label) check_label(ex.label, where);
+  ex.text = std::string(rest);
+  return ex;
+}
+
+Example parse_tsv_line(std::string_view line, const std::string& where, bool require_label) {
+  Example ex;
+  ex.source = where;
+  const auto tab = line.find('\t');
+  if (tab == std::string_view::npos) {
+    if (require_label) throw Error(where + ": missing label (expected \"label<TAB>text\")");
+    ex.text = std::string(line);
+    return ex;
+  }
+  const std::string_view label = trim(line.substr(0, tab));
+  if (label.empty()) {
+    if (require_label) throw Error(where + ": empty label before the tab");
+  } else {
+    check_label(label, where);
+    ex.label = std::string(label);
+    ex.has_label = true;
+  }
+  ex.text = std::string(line.substr(tab + 1));
+  return ex;
+}
+
+Example parse_line(std::string_view line, const std::string& where, DataFormat format,
+                   bool require_labels) {
+  switch (format) {
+    case DataFormat::jsonl:
+      return parse_jsonl_record(line, where, require_labels);
+    case DataFormat::fasttext:
+      return parse_fasttext_line(line, where, require_labels);
+    case DataFormat::tsv:
+      return parse_tsv_line(line, where, require_labels);
+    case DataFormat::folder:
+      break;
+  }
+  HAN_ASSERT(false);
+  return {};
+}
+
+// Records of one line-based file, read as a stream: the file is never held whole, only
+// the current line (so a 100 MB line costs about its own size, not several copies).
+std::vector<Example> read_line_file(const std::string& path, DataFormat format,
+                                    bool require_labels) {
+  require_regular_file(path);
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw Error(path + ": cannot read: " + std::strerror(errno));
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  // JSON cannot be cut short; the other formats keep the first kMaxLineBytes of a line.
+  const std::size_t cap = format == DataFormat::jsonl ? kMaxRecordBytes + 1 : kMaxLineBytes;
+  LineReader reader(fd, cap, /*cr_ends_line=*/true);
+  std::vector<Example> out;
+  std::string line;
+  while (reader.next(line)) {
+    const std::size_t line_no = reader.line_number();
+    std::string_view view = line;
+    if (line_no == 1) view = strip_bom(view);
+    if (!is_blank(view)) {
+      const std::string where = path + ":" + std::to_string(line_no);
+      if (format == DataFormat::jsonl && line.size() > kMaxRecordBytes) {
+        throw Error(where + ": line is longer than " + std::to_string(kMaxRecordBytes >> 20) +
+                    " MiB");
+      }
+      out.push_back(parse_line(view, where, format, require_labels));
+    }
+    // Give back the memory of an exceptionally long line before reading the next one.
+    if (line.capacity() > (std::size_t{4} << 20)) std::string().swap(line);
+  }
+  return out;
+}
+
+std::vector<fs::path> sorted_entries(const fs::path& dir, bool want_dirs) {
+  std::vector<fs::path> out;
+  std::error_code ec;
+  fs::directory_iterator it(dir, ec);
+  if (ec) throw Error(dir.string() + ": cannot list folder: " + ec.message());
+  for (const fs::directory_iterator end; it != end; it.increment(ec)) {
+    if (ec) break;
+    const fs::path p = it->path();
+    const std::string name = p.filename().string();
+    if (name.empty() || name[0] == '.') continue;  // hidden files (.DS_Store, .gitkeep)
+    std::error_code type_ec;
+    const bool ok = want_dirs ? fs::is_directory(p, type_ec) : fs::is_regular_file(p, type_ec);
+    if (ok && !type_ec) out.push_back(p);
+  }
+  if (ec) throw Error(dir.string() + ": cannot list folder: " + ec.message());
+  std::sort(out.begin(), out.end(), [](const fs::path& a, const fs::path& b) {
+    return a.filename().string() < b.filename().string();
+  });
+  return out;
+}
+
+std::vector<Example> read_folder(const std::string& path) {
+  std::error_code ec;
+  const fs::file_status st = fs::status(path, ec);
+  if (ec || !fs::exists(st)) throw Error(path + ": no such folder");
+  if (!fs::is_directory(st)) {
+    throw Error(path + ": not a folder (format \"folder\" expects one sub-folder per class)");
+  }
+  std::vector<Example> out;
+  for (const fs::path& class_dir : sorted_entries(path, true)) {
+    const std::string label = class_dir.filename().string();
+    for (const fs::path& file : sorted_entries(class_dir, false)) {
+      Example ex;
+      ex.label = label;
+      ex.has_label = true;
+      ex.source = file.string();
+      ReadOptions options;  // a document keeps its first kMaxLineBytes, like a tsv line
+      options.max_bytes = kMaxLineBytes;
+      options.truncate = true;
+      ex.text = read_file(ex.source, options);
+      if (strip_bom(ex.text).size() != ex.text.size()) ex.text.erase(0, kBom.size());
+      out.push_back(std::move(ex));
+    }
+  }
+  return out;
+}
+
+Document encode_with_label(const Example& example, const Tokenizer& tokenizer,
+                           const Vocab& vocab, std::int32_t label) {
+  Document doc;
+  doc.label = label;
+  const TokenizedText text = tokenizer.tokenize(example.text);
+  doc.sentences.reserve(text.size());
+  for (const Sentence& sentence : text) {
+    if (sentence.empty()) continue;
+    std::vector<std::int32_t> ids;
+    ids.reserve(sentence.size());
+    for (const std::string& w : sentence) ids.push_back(vocab.id(w));
+    doc.sentences.push_back(std::move(ids));
+  }
+  return doc;
+}
+
+[[noreturn]] void unknown_label(const Example& example, std::size_t n_labels) {
+  throw Error(example.source + ": label " + json_quoted(example.label) + " is not one of the model's " +
+              std::to_string(n_labels) + " labels");
+}
+
+}  // namespace
+
+Example parse_jsonl_record(std::string_view line, const std::string& where, bool require_label) {
+  RecordReader reader;
+  try {
+    const std::string_view body = strip_bom(line);
+    json::sax_parse(body.begin(), body.end(), &reader);
+  } catch (const json::exception& e) {  // thrown by nlohmann outside the SAX callbacks
+    throw Error(where + ": malformed JSON: " + short_json_reason(e, 0));
+  }
+  if (!reader.error.empty()) throw Error(where + ": malformed JSON: " + reader.error);
+  if (reader.top_type && std::strcmp(reader.top_type, "object") != 0) {
+    throw Error(where + ": expected a JSON object, got " + std::string(reader.top_type));
+  }
+  Example ex;
+  ex.source = where;
+  const Field& text = reader.text;
+  if (!text.present) throw Error(where + ": missing \"text\"");
+  if (std::strcmp(text.type, "string") != 0) {
+    throw Error(where + ": \"text\" must be a string, got " + std::string(text.type));
+  }
+  ex.text = std::move(reader.text.value);
+  const Field& label = reader.label;
+  if (!label.present || std::strcmp(label.type, "null") == 0) {
+    if (require_label) throw Error(where + ": missing \"label\"");
+    return ex;
+  }
+  if (std::strcmp(label.type, "string") != 0) {
+    throw Error(where + ": \"label\" must be a string, got " + std::string(label.type));
+  }
+  if (label.value.empty()) {
+    if (require_label) throw Error(where + ": empty \"label\"");
+    return ex;
+  }
+  check_label(label.value, where);
+  ex.label = std::move(reader.label.value);
+  ex.has_label = true;
+  return ex;
+}
+
+std::vector<Example> parse_examples(std::string_view content, const std::string& origin,
+                                    DataFormat format, bool require_labels) {
+  HAN_ASSERT(format != DataFormat::folder);
+  std::vector<Example> out;
+  for_each_line(content, [&](std::string_view line, std::size_t line_no) {
+    const std::string where = origin + ":" + std::to_string(line_no);
+    if (format == DataFormat::jsonl && line.size() > kMaxRecordBytes) {
+      throw Error(where + ": line is longer than " + std::to_string(kMaxRecordBytes >> 20) +
+                  " MiB");
+    }
+    out.push_back(parse_line(line.substr(0, format == DataFormat::jsonl ? line.size() : kMaxLineBytes),
+                             where, format, require_labels));
+  });
+  return out;
+}
+
+std::vector<Example> read_examples(const std::string& path, DataFormat format,
+                                   bool require_labels) {
+  if (format == DataFormat::folder) return read_folder(path);
+  return read_line_file(path, format, require_labels);
+}
+
+std::int64_t Document::tokens() const {
+  std::int64_t n = 0;
+  for (const auto& s : sentences) n += static_cast<std::int64_t>(s.size());
+  return n;
+}
+
+std::vector<std::string> collect_labels(const std::vector<Example>& examples) {
+  std::unordered_set<std::string_view> seen;
+  std::vector<std::string> labels;
+  for (const Example& ex : examples) {
+    if (!ex.has_label || !seen.insert(ex.label).second) continue;
+    if (labels.size() == kMaxLabels) {
+      throw Error(ex.source + ": more than " + std::to_string(kMaxLabels) +
+                  " distinct labels (the limit); is the label column right?");
+    }
+    labels.push_back(ex.label);
+  }
+  std::sort(labels.begin(), labels.end());
+  return labels;
+}
+
+Document encode(const Example& example, const Tokenizer& tokenizer, const Vocab& vocab,
+                const std::vector<std::string>& labels, bool allow_unknown_labels) {
+  std::int32_t label = -1;
+  if (example.has_label) {
+    const auto it = std::find(labels.begin(), labels.end(), example.label);
+    if (it != labels.end()) {
+      label = static_cast<std::int32_t>(it - labels.begin());
+    } else if (!allow_unknown_labels) {
+      unknown_label(example, labels.size());
+    }
+  }
+  return encode_with_label(example, tokenizer, vocab, label);
+}
+
+std::vector<Document> encode_all(const std::vector<Example>& examples, const Tokenizer& tokenizer,
+                                 const Vocab& vocab, const std::vector<std::string>& labels) {
+  std::unordered_map<std::string, std::int32_t> index;
+  index.reserve(labels.size());
+  for (std::size_t i = 0; i < labels.size(); ++i) {
+    index.emplace(labels[i], static_cast<std::int32_t>(i));
+  }
+  std::vector<Document> docs;
+  docs.reserve(examples.size());
+  for (const Example& ex : examples) {
+    std::int32_t label = -1;
+    if (ex.has_label) {
+      const auto it = index.find(ex.label);
+      if (it == index.end()) unknown_label(ex, labels.size());
+      label = it->second;
+    }
+    docs.push_back(encode_with_label(ex, tokenizer, vocab, label));
+  }
+  return docs;
+}
+
+}  // namespace han
