@@ -7,10 +7,63 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "commands.h"
 #include "han/core/error.h"
 #include "han/core/malloc_tuning.h"
+#include "han/core/suggest.h"
+
+namespace {
+
+std::string verb_list(const CLI::App& app) {
+  std::string out;
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; }))
+    out += (out.empty() ? "" : ", ") + sub->get_name();
+  return out;
+}
+
+// Verbs are checked before CLI11 parses: it reports a typo as "A subcommand is required",
+// and would treat "help" as a stray argument. Returns an exit code when the run ends here.
+std::optional<int> answer_verb(const CLI::App& app, int argc, char** argv) {
+  if (argc < 2 || argv[1][0] == '-') return std::nullopt;
+  std::string verb = argv[1];
+  const bool help = verb == "help";
+  if (help) {
+    if (argc == 2) {
+      std::fputs(app.help().c_str(), stdout);
+      return 0;
+    }
+    verb = argv[2];
+  }
+  std::vector<std::pair<std::string, std::string>> names;
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+    if (sub->get_name() != verb) {
+      names.emplace_back(sub->get_name(), sub->get_name());
+      continue;
+    }
+    if (!help) return std::nullopt;
+    std::fputs(sub->help(app.get_name()).c_str(), stdout);
+    return 0;
+  }
+  std::fprintf(stderr, "han: error: unknown command \"%s\"%s; the commands are %s (see han --help)\n",
+               verb.c_str(), han::suggestion(verb, names).c_str(), verb_list(app).c_str());
+  return 2;
+}
+
+// "see han train --help" when the error is inside a verb's arguments.
+std::string help_hint(const CLI::App& app, int argc, char** argv) {
+  if (argc >= 2 && argv[1][0] != '-') {
+    for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; }))
+      if (sub->get_name() == argv[1]) return "han " + sub->get_name() + " --help";
+  }
+  return "han --help";
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   han::tune_malloc_for_batches();
@@ -23,6 +76,7 @@ int main(int argc, char** argv) {
   han::cli::add_eval_command(app);
   han::cli::add_info_command(app);
   han::cli::add_ablate_command(app);
+  if (const std::optional<int> status = answer_verb(app, argc, argv)) return *status;
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -32,7 +86,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "han: error: %s (see han --help)\n", e.what());
+    std::fprintf(stderr, "han: error: %s (see %s)\n", e.what(), help_hint(app, argc, argv).c_str());
     return 2;
   } catch (const han::Error& e) {
     std::fflush(stdout);

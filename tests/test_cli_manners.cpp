@@ -1,0 +1,44 @@
+// The command line's manners with a new user: mistyped verbs, help for one verb, and
+// errors that point to the verb's own help. Run through the binary, as a user does.
+#include <catch2/catch.hpp>
+
+#include "support/run.h"
+
+using namespace han::test;
+
+TEST_CASE("a mistyped verb is named, with the closest verb suggested, exit 2", "[cli][manners]") {
+  const RunResult r = run(han_cmd("trian --config x.json"));
+  CHECK(r.exit_code == 2);
+  CHECK(r.out.empty());
+  REQUIRE(lines_of(r.err).size() == 1);
+  CHECK(r.err.find("unknown command \"trian\" (did you mean \"train\"?)") != std::string::npos);
+}
+
+TEST_CASE("an unknown verb asking for --help is still an unknown verb", "[cli][manners]") {
+  const RunResult r = run(han_cmd("embedd --help"));
+  CHECK(r.exit_code == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err.find("unknown command \"embedd\"") != std::string::npos);
+  CHECK(r.err.find("the commands are train, predict") != std::string::npos);
+}
+
+TEST_CASE("han help VERB prints that verb's help and runs nothing", "[cli][manners]") {
+  for (const std::string verb : {"train", "predict", "eval", "ablate", "info"}) {
+    const RunResult help = run(han_cmd("help " + verb), "some text that predict would classify\n");
+    const RunResult own = run(han_cmd(verb + " --help"));
+    INFO(verb);
+    CHECK(help.exit_code == 0);
+    CHECK(help.out == own.out);
+    CHECK(help.out.find("Usage: han " + verb) != std::string::npos);
+  }
+  const RunResult all = run(han_cmd("help"));
+  CHECK(all.exit_code == 0);
+  CHECK(all.out == run(han_cmd("--help")).out);
+  CHECK(run(han_cmd("help trian")).err.find("did you mean \"train\"") != std::string::npos);
+}
+
+TEST_CASE("an argument error inside a verb points to that verb's --help", "[cli][manners]") {
+  const RunResult r = run(han_cmd("predict --no-such-flag"));
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("(see han predict --help)") != std::string::npos);
+}
