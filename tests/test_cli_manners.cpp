@@ -2,6 +2,14 @@
 // errors that point to the verb's own help. Run through the binary, as a user does.
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "han/text/corpus.h"
+#include "han/train/trainer.h"
+#include "support/bundled.h"
+#include "support/paths.h"
 #include "support/run.h"
 
 using namespace han::test;
@@ -23,7 +31,7 @@ TEST_CASE("an unknown verb asking for --help is still an unknown verb", "[cli][m
 }
 
 TEST_CASE("han help VERB prints that verb's help and runs nothing", "[cli][manners]") {
-  for (const std::string verb : {"train", "predict", "eval", "ablate", "info"}) {
+  for (const std::string& verb : std::vector<std::string>{"train", "predict", "eval", "ablate", "info"}) {
     const RunResult help = run(han_cmd("help " + verb), "some text that predict would classify\n");
     const RunResult own = run(han_cmd(verb + " --help"));
     INFO(verb);
@@ -41,4 +49,28 @@ TEST_CASE("an argument error inside a verb points to that verb's --help", "[cli]
   const RunResult r = run(han_cmd("predict --no-such-flag"));
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("(see han predict --help)") != std::string::npos);
+}
+
+TEST_CASE("a training checkpoint given as a model is named as one, with the resume command", "[cli][manners]") {
+  TempDir dir;
+  han::Config cfg = bundled_config(4, 1);
+  han::Corpus corpus = han::load_corpus(cfg);
+  corpus.train.resize(100);
+  han::TrainOptions options;
+  options.output_dir = dir.file("run");
+  std::filesystem::create_directories(options.output_dir);
+  int steps = 0;
+  options.stop_requested = [&] { return ++steps > 1; };
+  REQUIRE(han::train_model(cfg, corpus, options).interrupted);
+  const std::string checkpoint = dir.file("run/checkpoint.han");
+  for (const std::string& verb : {"predict -m " + checkpoint, "eval -m " + checkpoint + " --data " +
+                                 source_path("data/dev.jsonl"), "info -m " + checkpoint}) {
+    const RunResult r = run(han_cmd(verb), "a document\n");
+    INFO(verb << "\n" << r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(r.out.empty());
+    REQUIRE(lines_of(r.err).size() == 1);
+    CHECK(r.err.find("this is a training checkpoint, not a model") != std::string::npos);
+    CHECK(r.err.find("han train --resume " + dir.file("run")) != std::string::npos);
+  }
 }

@@ -1,5 +1,7 @@
 #include "han/infer/classifier.h"
 
+#include <filesystem>
+
 #include "han/core/error.h"
 #include "han/infer/model_file.h"
 #include "han/nn/parameters.h"
@@ -35,12 +37,21 @@ T header_field(const nlohmann::json& header, const char* key, const std::string&
   }
 }
 
+// A checkpoint is a model file plus optimizer state: name it and say what to do instead.
+std::string checkpoint_given_as_model(const std::string& path) {
+  const std::filesystem::path dir = std::filesystem::path(path).parent_path();
+  const std::string shown = dir.empty() ? "." : dir.string();
+  return path + ": this is a training checkpoint, not a model: continue the run with han train --resume " + shown +
+         " (its best model so far is " + (dir / "model.han").string() + ")";
+}
+
 }  // namespace
 
 Classifier load_classifier(const std::string& path, std::vector<NamedTensor>* extra_tensors,
                            nlohmann::json* header) {
   ModelFileContents contents = load_model_file(path);
   const nlohmann::json& h = contents.header;
+  if (!extra_tensors && h.contains("checkpoint")) throw Error(checkpoint_given_as_model(path));
   Classifier c;
   c.config = config_from_json(header_field<nlohmann::json>(h, "config", path), path + " (config)");
   c.labels = header_field<std::vector<std::string>>(h, "labels", path);
