@@ -4,6 +4,7 @@
 #include <array>
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <set>
 #include <sstream>
 #include <string_view>
@@ -599,6 +600,45 @@ nlohmann::json config_to_json(const Config& c) {
   return out;
 }
 
+// An override as typed when it is plain text, else quoted (a control byte or invalid
+// UTF-8 must not break the one-line error).
+std::string shown_override(const std::string& o) {
+  const bool plain = std::all_of(o.begin(), o.end(), [](char c) { return c >= 0x20 && c < 0x7F; });
+  return "--set " + (plain ? o : quote(o));
+}
+
+// `--set section=value`: name the section's keys instead of suggesting the section itself.
+[[noreturn]] void throw_unknown_override_key(const std::string& override_text, const std::string& path) {
+  const std::size_t dot = path.find('.');
+  if (dot == std::string::npos) {
+    for (const KeyInfo& k : key_list().keys) {
+      if (k.section != path) continue;
+      throw Error(shown_override(override_text) + ": " + quote(path) + " is a section: set one of its keys, as in --set " +
+                  k.path() + "=...");
+    }
+    throw Error(unknown_key_message("--set: ", "", path));
+  }
+  throw Error(unknown_key_message("--set: ", path.substr(0, dot), path.substr(dot + 1)));
+}
+
+// The value of one override, typed as its key expects and checked on its own, so a bad
+// value is blamed on the --set that gave it. Paths on the command line are relative to
+// the current folder, not to the config's.
+json override_value(const KeyInfo& info, const std::string& override_text, const std::string& text) {
+  json value = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (value.is_discarded()) value = text;
+  // Text settings take the text as written, so `data.train=2024` names a file "2024".
+  const bool texty = info.kind == Kind::path || info.kind == Kind::enumeration ||
+                     (info.kind == Kind::optional_path && !value.is_null());
+  if (texty && !value.is_string()) value = text;
+  const bool is_path = info.kind == Kind::path || info.kind == Kind::optional_path;
+  if (is_path && value.is_string() && !value.get<std::string>().empty() &&
+      !std::filesystem::path(value.get<std::string>()).is_absolute())
+    value = std::filesystem::absolute(value.get<std::string>()).lexically_normal().string();
+  config_from_json(json{{info.section, {{info.key, value}}}}, shown_override(override_text));
+  return value;
+}
+
 void apply_overrides(nlohmann::json& j, const std::vector<std::string>& overrides) {
   if (j.is_null()) j = json::object();
   for (const std::string& o : overrides) {
@@ -607,22 +647,11 @@ void apply_overrides(nlohmann::json& j, const std::vector<std::string>& override
       throw Error("--set: expected key.path=value, got " + quote(o));
     }
     const std::string path = o.substr(0, eq);
-    const std::string text = o.substr(eq + 1);
     const std::size_t dot = path.find('.');
     const KeyInfo* info = nullptr;
     if (dot != std::string::npos) info = find_key(path.substr(0, dot), path.substr(dot + 1));
-    if (!info) {
-      if (dot == std::string::npos) {
-        throw Error(unknown_key_message("--set: ", "", path));
-      }
-      throw Error(unknown_key_message("--set: ", path.substr(0, dot), path.substr(dot + 1)));
-    }
-    json value = json::parse(text, nullptr, /*allow_exceptions=*/false);
-    if (value.is_discarded()) value = text;
-    // Text settings take the text as written, so `data.train=2024` names a file "2024".
-    const bool texty = info->kind == Kind::path || info->kind == Kind::enumeration ||
-                       (info->kind == Kind::optional_path && !value.is_null());
-    if (texty && !value.is_string()) value = text;
+    if (!info) throw_unknown_override_key(o, path);
+    json value = override_value(*info, o, o.substr(eq + 1));
     // A malformed config is reported by config_from_json; leave it alone here.
     if (!j.is_object()) continue;
     json& sec = j[info->section];
@@ -632,11 +661,35 @@ void apply_overrides(nlohmann::json& j, const std::vector<std::string>& override
   }
 }
 
+// nlohmann/json keeps the last of duplicate keys; in a config that would hide a setting,
+// so a key given twice in one object is an error naming it.
+json::parser_callback_t refuse_duplicate_keys(const std::string& path) {
+  struct Open {
+    std::string prefix, last_key;  // "model." and the key being read inside it
+    std::set<std::string> seen;
+  };
+  auto open = std::make_shared<std::vector<Open>>();
+  return [open, path](int, json::parse_event_t event, json& parsed) {
+    if (event == json::parse_event_t::object_start) {
+      const std::string prefix = open->empty() ? "" : open->back().prefix + open->back().last_key + ".";
+      open->push_back({prefix, "", {}});
+    } else if (event == json::parse_event_t::object_end && !open->empty()) {
+      open->pop_back();
+    } else if (event == json::parse_event_t::key && !open->empty()) {
+      Open& o = open->back();
+      o.last_key = parsed.get<std::string>();
+      if (!o.seen.insert(o.last_key).second)
+        throw Error(path + ": " + quote(o.prefix + o.last_key) + " is given twice (a key may appear once)");
+    }
+    return true;
+  };
+}
+
 Config load_config_file(const std::string& path, const std::vector<std::string>& overrides) {
   const std::string text = read_file(path);
   json j;
   try {
-    j = json::parse(text);
+    j = json::parse(text, refuse_duplicate_keys(path));
   } catch (const json::parse_error& e) {
     // e.byte is the 1-based index of the last character read.
     const std::size_t pos = e.byte == 0 ? 0 : e.byte - 1;
