@@ -74,3 +74,21 @@ TEST_CASE("a training checkpoint given as a model is named as one, with the resu
     CHECK(r.err.find("han train --resume " + dir.file("run")) != std::string::npos);
   }
 }
+
+TEST_CASE("config keys given as flags are answered with the --set that sets them", "[cli][manners]") {
+  const std::string config = source_path("configs/quickstart.json");
+  const RunResult spaced = run(han_cmd("train --config " + config + " --epochs 1"));
+  CHECK(spaced.exit_code == 2);
+  CHECK(spaced.err.find("--set trainer.epochs=1") != std::string::npos);
+  const RunResult joined = run(han_cmd("train --config " + config + " --min-count=3"));
+  CHECK(joined.exit_code == 2);
+  CHECK(joined.err.find("--set tokenizer.min_count=3") != std::string::npos);
+}
+
+TEST_CASE("a short option takes its value after '=' too (-m=FILE)", "[cli][manners]") {
+  TempDir dir;
+  const RunResult r = run(han_cmd("info -m=" + dir.file("missing.han")));
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find(dir.file("missing.han") + ": no such file") != std::string::npos);
+  CHECK(r.err.find("=" + dir.file("missing.han")) == std::string::npos);
+}

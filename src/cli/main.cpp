@@ -3,6 +3,8 @@
 #include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -13,6 +15,7 @@
 #include <vector>
 
 #include "commands.h"
+#include "han/core/config.h"
 #include "han/core/error.h"
 #include "han/core/malloc_tuning.h"
 #include "han/core/suggest.h"
@@ -54,6 +57,27 @@ std::optional<int> answer_verb(const CLI::App& app, int argc, char** argv) {
   return 2;
 }
 
+// `han train --epochs 3`: config keys are not flags; name the --set that does it.
+std::string config_flag_hint(const CLI::App& app, int argc, char** argv) {
+  if (argc < 2 || (std::string(argv[1]) != "train" && std::string(argv[1]) != "ablate")) return "";
+  const CLI::App* verb = app.get_subcommand(argv[1]);
+  for (int i = 2; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg.rfind("--", 0) != 0 || arg.size() < 3) continue;
+    std::string name = arg.substr(2, arg.find('=') - 2);
+    if (verb->get_option_no_throw("--" + name)) continue;
+    std::replace(name.begin(), name.end(), '-', '_');
+    for (const std::string& path : han::config_key_paths()) {
+      if (path == name || path.substr(path.find('.') + 1) == name) {
+        const std::size_t eq = arg.find('=');
+        const std::string value = eq != std::string::npos ? arg.substr(eq + 1) : i + 1 < argc ? argv[i + 1] : "VALUE";
+        return "; config keys are set with --set, as in --set " + path + "=" + value;
+      }
+    }
+  }
+  return "";
+}
+
 // "see han train --help" when the error is inside a verb's arguments.
 std::string help_hint(const CLI::App& app, int argc, char** argv) {
   if (argc >= 2 && argv[1][0] != '-') {
@@ -63,10 +87,30 @@ std::string help_hint(const CLI::App& app, int argc, char** argv) {
   return "han --help";
 }
 
+// "-m=model.han" as "-m model.han": CLI11 would take "=model.han" as the value.
+std::vector<std::string> split_short_assignments(int argc, char** argv) {
+  std::vector<std::string> args(argv, argv + argc);
+  for (std::size_t i = 1; i < args.size(); ++i) {
+    const std::string a = args[i];
+    if (a == "--") break;
+    if (a.size() > 3 && a[0] == '-' && std::isalpha(static_cast<unsigned char>(a[1])) && a[2] == '=') {
+      args[i] = a.substr(0, 2);
+      args.insert(args.begin() + static_cast<std::ptrdiff_t>(i) + 1, a.substr(3));
+      ++i;
+    }
+  }
+  return args;
+}
+
 }  // namespace
 
-int main(int argc, char** argv) {
+int main(int raw_argc, char** raw_argv) {
   han::tune_malloc_for_batches();
+  std::vector<std::string> args = split_short_assignments(raw_argc, raw_argv);
+  std::vector<char*> arg_pointers;
+  for (std::string& a : args) arg_pointers.push_back(a.data());
+  const int argc = static_cast<int>(arg_pointers.size());
+  char** argv = arg_pointers.data();
   CLI::App app{"han: document classification with Hierarchical Attention Networks (Yang et al., 2016)"};
   app.name("han");
   app.set_version_flag("--version", HAN_VERSION);
@@ -86,7 +130,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "han: error: %s (see %s)\n", e.what(), help_hint(app, argc, argv).c_str());
+    std::fprintf(stderr, "han: error: %s%s (see %s)\n", e.what(), config_flag_hint(app, argc, argv).c_str(),
+                 help_hint(app, argc, argv).c_str());
     return 2;
   } catch (const han::Error& e) {
     std::fflush(stdout);

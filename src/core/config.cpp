@@ -706,6 +706,12 @@ Config load_config_file(const std::string& path, const std::vector<std::string>&
   return c;
 }
 
+std::vector<std::string> config_key_paths() {
+  std::vector<std::string> out;
+  for (const KeyInfo& k : key_list().keys) out.push_back(k.path());
+  return out;
+}
+
 std::string config_reference() {
   Config c;
   Referencer r;

@@ -103,4 +103,7 @@ void apply_overrides(nlohmann::json& j, const std::vector<std::string>& override
 // One line per key: "section.key  default  description", for --help and the README.
 std::string config_reference();
 
+// Every key's full path ("trainer.epochs"), in reference order.
+std::vector<std::string> config_key_paths();
+
 }  // namespace han
