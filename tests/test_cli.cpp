@@ -52,6 +52,21 @@ void check_user_error(const RunResult& r, const std::string& must_mention) {
   CHECK(errs[0].find(must_mention) != std::string::npos);
 }
 
+// Where each field of a table line starts, in code points (what a terminal shows), with
+// fields separated by two spaces or more (cells themselves hold single spaces only).
+std::vector<std::size_t> field_starts(const std::string& line) {
+  std::vector<std::size_t> starts;
+  std::size_t column = 0, blanks = 0;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(line[i]);
+    if ((c & 0xC0) == 0x80) continue;  // a continuation byte: same character
+    if (c != ' ' && (starts.empty() || blanks >= 2)) starts.push_back(column);
+    blanks = c == ' ' ? blanks + 1 : 0;
+    ++column;
+  }
+  return starts;
+}
+
 }  // namespace
 
 TEST_CASE("train writes the model, the effective config, per-epoch metrics and a JSON summary", "[cli][train]") {
@@ -179,6 +194,25 @@ TEST_CASE("info shows format version, labels, vocabulary and parameter count", "
   CHECK(info["vocabulary_size"].get<int>() > 100);
   CHECK(info["parameters"].get<long>() > 1000);
   CHECK(run(han_cmd("info --model " + f.model)).out.find("parameters") != std::string::npos);
+}
+
+TEST_CASE("info lines its values up in one column", "[cli][info]") {
+  Fixture& f = fixture();
+  const RunResult r = run(han_cmd("info --model " + f.model));
+  REQUIRE(r.exit_code == 0);
+  const auto lines = lines_of(r.out);
+  std::vector<std::string> fields;
+  for (const std::string& line : lines) {
+    if (line == "config") break;
+    fields.push_back(line);
+  }
+  REQUIRE(fields.size() >= 5);
+  CHECK(fields[2].rfind("labels (2)", 0) == 0);
+  for (const std::string& line : fields) {
+    INFO(line);
+    REQUIRE(field_starts(line).size() == 2);
+    CHECK(field_starts(line) == field_starts(fields[0]));
+  }
 }
 
 TEST_CASE("bad input: exit 2 and one line naming the file, line or key", "[cli][errors]") {
