@@ -66,7 +66,7 @@ TEST_CASE("an ablation.json written by han 0.1.0 reads back into the types and w
   CHECK(a.variants[0].mask == MaskMode::none);
   CHECK(a.variants[0].vs_renorm.has_value());
   CHECK_FALSE(a.variants[1].vs_renorm.has_value());
-  CHECK(a.variants[0].accuracy.sd == stored["variants"][0]["accuracy"]["sd"].get<double>());
+  CHECK(a.variants[0].accuracy.sd.value() == stored["variants"][0]["accuracy"]["sd"].get<double>());
   CHECK(a.to_json() == stored);
   CHECK(a.to_json().dump(1) + "\n" == slurp(source_path(kOld + "ablation.json")));
 }
@@ -82,6 +82,25 @@ TEST_CASE("a stored run missing any key is refused, not read with a default", "[
   json bad_mask = run;
   bad_mask["mask"] = "sometimes";
   CHECK_THROWS(AblationRun::from_json(bad_mask));
+}
+
+TEST_CASE("one seed: sd and interval are null in JSON and n/a in the columns", "[ablation]") {
+  AblationVariant none = variant(MaskMode::none, {0.8});
+  none.vs_renorm = PairedComparison::of(paired_difference({0.8}, {0.75}), paired_difference({0.7}, {0.7}));
+  const json j = none.to_json();
+  CHECK(j["accuracy"]["sd"].is_null());
+  CHECK(j["vs_renorm"]["ci95"].is_null());
+  CHECK(j["vs_renorm"]["macro_f1_ci95"].is_null());
+  CHECK(AblationVariant::from_json(j).to_json() == j);
+  const std::vector<AblationColumn> columns = ablation_columns("test");
+  REQUIRE(columns.size() >= 6);
+  CHECK(columns[2].header == "acc (test)");
+  CHECK(columns[2].cell(none) == "0.8000 ± n/a");
+  CHECK(columns[4].cell(none) == "+0.0500 [n/a]");
+  CHECK(columns[5].cell(none) == "1/1");
+  const AblationVariant renorm = variant(MaskMode::renorm, {0.75});
+  CHECK(columns[4].cell(renorm) == "—");
+  CHECK(columns[5].cell(renorm) == "—");
 }
 
 TEST_CASE("a variant's JSON and its cells in the shared column list", "[ablation]") {

@@ -7,11 +7,18 @@ namespace {
 
 using nlohmann::json;
 
-// [low, high]
-void read_interval(const json& j, double& low, double& high) {
+json optional_json(const std::optional<double>& x) { return x ? json(*x) : json(nullptr); }
+
+std::optional<double> optional_double(const json& j) {
+  return j.is_null() ? std::nullopt : std::optional<double>(j.get<double>());
+}
+
+json interval_json(const std::optional<Interval>& ci) { return ci ? json({ci->low, ci->high}) : json(nullptr); }
+
+std::optional<Interval> interval_from(const json& j) {
+  if (j.is_null()) return std::nullopt;
   if (!j.is_array() || j.size() != 2) throw Error("a confidence interval must be [low, high], not " + j.dump());
-  low = j[0].get<double>();
-  high = j[1].get<double>();
+  return Interval{j[0].get<double>(), j[1].get<double>()};
 }
 
 template <typename T>
@@ -98,43 +105,34 @@ AblationRun AblationRun::from_json(const json& j) {
 
 SeedSummary SeedSummary::of(const std::vector<double>& values) { return {han::mean(values), sample_sd(values), values}; }
 
-json SeedSummary::to_json() const { return {{"mean", mean}, {"sd", sd}, {"values", values}}; }
+json SeedSummary::to_json() const { return {{"mean", mean}, {"sd", optional_json(sd)}, {"values", values}}; }
 
 SeedSummary SeedSummary::from_json(const json& j) {
-  return {j.at("mean").get<double>(), j.at("sd").get<double>(), j.at("values").get<std::vector<double>>()};
+  return {j.at("mean").get<double>(), optional_double(j.at("sd")), j.at("values").get<std::vector<double>>()};
 }
 
 PairedComparison PairedComparison::of(const PairedDifference& accuracy, const PairedDifference& macro_f1) {
-  PairedComparison c;
-  c.mean_diff = accuracy.mean_diff;
-  c.ci_low = accuracy.ci_low;
-  c.ci_high = accuracy.ci_high;
-  c.wins = accuracy.wins;
-  c.ties = accuracy.ties;
-  c.macro_f1_mean_diff = macro_f1.mean_diff;
-  c.macro_f1_ci_low = macro_f1.ci_low;
-  c.macro_f1_ci_high = macro_f1.ci_high;
-  return c;
+  return {accuracy.mean_diff, accuracy.ci95, accuracy.wins, accuracy.ties, macro_f1.mean_diff, macro_f1.ci95};
 }
 
 json PairedComparison::to_json() const {
   return {{"mean_diff", mean_diff},
-          {"ci95", {ci_low, ci_high}},
+          {"ci95", interval_json(ci95)},
           {"wins", wins},
           {"ties", ties},
           {"macro_f1_mean_diff", macro_f1_mean_diff},
-          {"macro_f1_ci95", {macro_f1_ci_low, macro_f1_ci_high}},
+          {"macro_f1_ci95", interval_json(macro_f1_ci95)},
           {"interval", "paired t, 95 %"}};
 }
 
 PairedComparison PairedComparison::from_json(const json& j) {
   PairedComparison c;
   c.mean_diff = j.at("mean_diff").get<double>();
-  read_interval(j.at("ci95"), c.ci_low, c.ci_high);
+  c.ci95 = interval_from(j.at("ci95"));
   c.wins = j.at("wins").get<int>();
   c.ties = j.at("ties").get<int>();
   c.macro_f1_mean_diff = j.at("macro_f1_mean_diff").get<double>();
-  read_interval(j.at("macro_f1_ci95"), c.macro_f1_ci_low, c.macro_f1_ci_high);
+  c.macro_f1_ci95 = interval_from(j.at("macro_f1_ci95"));
   return c;
 }
 

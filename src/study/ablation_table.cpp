@@ -7,6 +7,8 @@
 namespace han {
 namespace {
 
+// Shown for a figure that is undefined (a spread or an interval from one seed).
+constexpr const char* kUndefined = "n/a";
 // Shown where a figure does not apply (renorm against itself).
 constexpr const char* kNotApplicable = "—";
 
@@ -17,13 +19,14 @@ std::string format(const char* spec, double x) {
 }
 
 std::string mean_and_sd(const SeedSummary& s) {
-  return format("%.4f", s.mean) + " ± " + format("%.4f", s.sd);
+  return format("%.4f", s.mean) + " ± " + (s.sd ? format("%.4f", *s.sd) : kUndefined);
 }
 
 std::string difference_and_interval(const AblationVariant& v) {
   if (!v.vs_renorm) return kNotApplicable;
   const PairedComparison& c = *v.vs_renorm;
-  return format("%+.4f", c.mean_diff) + " [" + format("%+.4f", c.ci_low) + ", " + format("%+.4f", c.ci_high) + "]";
+  const std::string ci = c.ci95 ? format("%+.4f", c.ci95->low) + ", " + format("%+.4f", c.ci95->high) : kUndefined;
+  return format("%+.4f", c.mean_diff) + " [" + ci + "]";
 }
 
 std::string wins(const AblationVariant& v) {

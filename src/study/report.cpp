@@ -117,13 +117,13 @@ std::string error_bar(double x, double m, double sd, const Range& r, const std::
   return s;
 }
 
-// Mean ± sd, and every seed's value.
+// Mean, ± sd when defined (two seeds or more), and every seed's value.
 std::string accuracy_bars(const std::vector<AblationVariant>& variants, const std::string& split) {
   Range r;
   for (const AblationVariant& v : variants) {
     for (double x : v.accuracy.values) r.add(x);
-    r.add(v.accuracy.mean - v.accuracy.sd);
-    r.add(v.accuracy.mean + v.accuracy.sd);
+    r.add(v.accuracy.mean - v.accuracy.sd.value_or(0));
+    r.add(v.accuracy.mean + v.accuracy.sd.value_or(0));
   }
   r.pad();
   std::string body = y_axis(r, split + " accuracy: mean ± sd, dots = seeds");
@@ -133,7 +133,7 @@ std::string accuracy_bars(const std::vector<AblationVariant>& variants, const st
     const double x = sx(static_cast<double>(i) + 0.5, 0, n);
     const double m = v.accuracy.mean;
     const std::string c = kColors[i % 8];
-    body += error_bar(x, m, v.accuracy.sd, r, c);
+    if (v.accuracy.sd) body += error_bar(x, m, *v.accuracy.sd, r, c);
     body += "<rect x=\"" + num(x - 5, 1) + "\" y=\"" + num(sy(m, r) - 5, 1) + "\" width=\"10\" height=\"10\" fill=\"" + c + "\"/>";
     for (double val : v.accuracy.values)
       body += "<circle r=\"2.5\" fill=\"none\" stroke=\"#333\" cx=\"" + num(x + 14, 1) + "\" cy=\"" +
@@ -194,7 +194,8 @@ std::string ablation_report_html(const AblationResult& a) {
           std::to_string(a.test_documents) +
           " test documents. Accuracy is measured on " + split +
           ", with batches padded as in training. Δ is the paired difference against renorm with the same batching "
-          "and seed (95 % t interval over seeds); wins count seeds where the variant beats renorm.</p>";
+          "and seed (95 % t interval over seeds); wins count seeds where the variant beats renorm. With one seed the "
+          "sd and the interval are undefined (n/a).</p>";
   body += "<h2>Figures</h2>" + figures_table(a);
   body += "<p class=\"legend\">w/s: word / sentence level. Pad mass: mean total attention weight on padded positions "
           "per real sentence (word level) and per document (sentence level), on dev. Padding: fraction of padded slots "

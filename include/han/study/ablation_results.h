@@ -1,7 +1,8 @@
 #pragma once
 // The typed results of han ablate and their JSON (DIR/runs/*.json and DIR/ablation.json).
 // to_json/from_json keep the key names of the files earlier versions wrote, so an
-// interrupted ablation resumes from them.
+// interrupted ablation resumes from them. Figures undefined with one seed (a standard
+// deviation, a confidence interval) are std::nullopt in memory and null in JSON.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -62,7 +63,7 @@ struct AblationRun {
 // One figure over the seeds of a variant.
 struct SeedSummary {
   double mean = 0;
-  double sd = 0;
+  std::optional<double> sd;  // undefined with one seed
   std::vector<double> values;
   static SeedSummary of(const std::vector<double>& values);
   nlohmann::json to_json() const;
@@ -72,10 +73,10 @@ struct SeedSummary {
 // A variant against renorm with the same batching, paired by seed.
 struct PairedComparison {
   double mean_diff = 0;  // accuracy
-  double ci_low = 0, ci_high = 0;  // 95 % paired t interval
+  std::optional<Interval> ci95;
   int wins = 0, ties = 0;
   double macro_f1_mean_diff = 0;
-  double macro_f1_ci_low = 0, macro_f1_ci_high = 0;
+  std::optional<Interval> macro_f1_ci95;
   static PairedComparison of(const PairedDifference& accuracy, const PairedDifference& macro_f1);
   nlohmann::json to_json() const;
   static PairedComparison from_json(const nlohmann::json& j);
