@@ -52,6 +52,21 @@ void check_user_error(const RunResult& r, const std::string& must_mention) {
   CHECK(errs[0].find(must_mention) != std::string::npos);
 }
 
+// Where each field of a table line starts, in code points (what a terminal shows), with
+// fields separated by two spaces or more (cells themselves hold single spaces only).
+std::vector<std::size_t> field_starts(const std::string& line) {
+  std::vector<std::size_t> starts;
+  std::size_t column = 0, blanks = 0;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(line[i]);
+    if ((c & 0xC0) == 0x80) continue;  // a continuation byte: same character
+    if (c != ' ' && (starts.empty() || blanks >= 2)) starts.push_back(column);
+    blanks = c == ' ' ? blanks + 1 : 0;
+    ++column;
+  }
+  return starts;
+}
+
 }  // namespace
 
 TEST_CASE("train writes the model, the effective config, per-epoch metrics and a JSON summary", "[cli][train]") {
@@ -181,6 +196,25 @@ TEST_CASE("info shows format version, labels, vocabulary and parameter count", "
   CHECK(run(han_cmd("info --model " + f.model)).out.find("parameters") != std::string::npos);
 }
 
+TEST_CASE("info lines its values up in one column", "[cli][info]") {
+  Fixture& f = fixture();
+  const RunResult r = run(han_cmd("info --model " + f.model));
+  REQUIRE(r.exit_code == 0);
+  const auto lines = lines_of(r.out);
+  std::vector<std::string> fields;
+  for (const std::string& line : lines) {
+    if (line == "config") break;
+    fields.push_back(line);
+  }
+  REQUIRE(fields.size() >= 5);
+  CHECK(fields[2].rfind("labels (2)", 0) == 0);
+  for (const std::string& line : fields) {
+    INFO(line);
+    REQUIRE(field_starts(line).size() == 2);
+    CHECK(field_starts(line) == field_starts(fields[0]));
+  }
+}
+
 TEST_CASE("bad input: exit 2 and one line naming the file, line or key", "[cli][errors]") {
   Fixture& f = fixture();
   const auto d = f.dir;
@@ -292,6 +326,74 @@ TEST_CASE("ablate trains every variant, writes ablation.json and report.html, an
   CHECK(again.err.find("training ") == std::string::npos);
   CHECK(again.err.find("re-using") != std::string::npos);
   CHECK(json::parse(slurp(out + "/ablation.json"))["variants"] == a["variants"]);
+}
+
+TEST_CASE("ablate with one seed: sd and interval are null and n/a; the table lines up; broken runs are trained again",
+          "[cli][ablate]") {
+  Fixture& f = fixture();
+  const std::string out = (f.dir / "ablate1").string();
+  const std::string cmd = han_cmd("ablate --config " + source_path("configs/quickstart.json") + " --output " + out +
+                                  " --seeds 1 --batching bucket --set data.train=" + (f.dir / "small.jsonl").string() +
+                                  " --set data.test= --set trainer.epochs=1 --set model.embedding_dim=8"
+                                  " --set model.word_hidden=4 --set model.sentence_hidden=4 --set model.attention_dim=8");
+  const RunResult r = run(cmd);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const json a = json::parse(slurp(out + "/ablation.json"));
+  REQUIRE(a["variants"].size() == 3);
+  for (const json& v : a["variants"]) {
+    INFO(v["mask"]);
+    CHECK(v["accuracy"]["sd"].is_null());
+    CHECK(v["macro_f1"]["sd"].is_null());
+    CHECK(v["accuracy"]["values"].size() == 1);
+    if (v["mask"] != "renorm") {
+      CHECK(v["vs_renorm"]["ci95"].is_null());
+      CHECK(v["vs_renorm"]["macro_f1_ci95"].is_null());
+      CHECK(v["vs_renorm"]["mean_diff"].is_number());
+    }
+  }
+  // The table: a header and a line per variant, every column starting at the same place.
+  const auto lines = lines_of(r.out);
+  REQUIRE(lines.size() == 5);
+  CHECK(lines[0].find("acc (dev)") != std::string::npos);
+  CHECK(r.out.find("± 0.0000") == std::string::npos);
+  CHECK(r.out.find("[0, 0]") == std::string::npos);
+  for (int i = 0; i < 4; ++i) {
+    INFO(lines[i]);
+    CHECK(field_starts(lines[i]).size() == 11);
+    CHECK(field_starts(lines[i]) == field_starts(lines[0]));
+    if (i > 0) CHECK(lines[i].find("± n/a") != std::string::npos);
+  }
+  CHECK(lines[1].find("[n/a]") != std::string::npos);  // none: Δ without an interval
+  CHECK(lines[2].find("—") != std::string::npos);      // renorm against itself
+  const std::string html = slurp(out + "/report.html");
+  CHECK(html.find("± n/a") != std::string::npos);
+  CHECK(html.find("± 0.0000") == std::string::npos);
+
+  // An interrupted or damaged ablation: a run file gone, one unreadable, one missing a key.
+  // Those are trained again, to the same figures; the intact one is re-used.
+  const std::string runs = out + "/runs/";
+  std::filesystem::remove(runs + "none-bucket-seed1.json");
+  write(runs + "additive-bucket-seed1.json", slurp(runs + "additive-bucket-seed1.json").substr(0, 100));
+  json stored = json::parse(slurp(runs + "renorm-bucket-seed1.json"));
+  stored["run"].erase("invariance_error");
+  write(runs + "renorm-bucket-seed1.json", stored.dump());
+  const RunResult again = run(cmd);
+  INFO(again.err);
+  REQUIRE(again.exit_code == 0);
+  for (const char* name : {"none", "additive", "renorm"})
+    CHECK(again.err.find(std::string("training ") + name + "-bucket-seed1") != std::string::npos);
+  write(runs + "renorm-bucket-seed1.json", stored.dump());
+  const RunResult third = run(cmd);
+  REQUIRE(third.exit_code == 0);
+  CHECK(third.err.find("training renorm-bucket-seed1") != std::string::npos);
+  CHECK(third.err.find("training none") == std::string::npos);
+  CHECK(third.err.find("re-using " + runs + "none-bucket-seed1.json") != std::string::npos);
+  json resumed = json::parse(slurp(out + "/ablation.json"));
+  json first = a;
+  for (json* j : {&resumed, &first})
+    for (json& v : (*j)["variants"]) v.erase("seconds_per_epoch");  // wall clock: differs between runs
+  CHECK(resumed == first);
 }
 
 TEST_CASE("SIGTERM during training writes a checkpoint; --resume finishes with the uninterrupted model",

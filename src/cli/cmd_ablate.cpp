@@ -6,6 +6,7 @@
 
 #include "commands.h"
 #include "han/study/ablation.h"
+#include "han/study/ablation_table.h"
 #include "han/text/corpus.h"
 #include "han/core/error.h"
 #include "han/core/io.h"
@@ -39,8 +40,8 @@ void run_ablate(AblateArgs& a) {
   for (const auto& b : a.batchings) options.batchings.push_back(parse_batch_strategy(b, "--batching"));
   options.log = [](const std::string& line) { spdlog::info("{}", line); };
   const Corpus corpus = load_corpus(cfg);
-  const nlohmann::json result = run_ablation(cfg, corpus, options);
-  write_file_atomically((std::filesystem::path(a.output) / "ablation.json").string(), result.dump(1) + "\n");
+  const AblationResult result = run_ablation(cfg, corpus, options);
+  write_file_atomically((std::filesystem::path(a.output) / "ablation.json").string(), result.to_json().dump(1) + "\n");
   write_file_atomically((std::filesystem::path(a.output) / "report.html").string(), ablation_report_html(result));
   std::fputs(ablation_table(result).c_str(), stdout);
   std::printf("wrote %s/ablation.json and %s/report.html\n", a.output.c_str(), a.output.c_str());

@@ -1,7 +1,10 @@
 // han info --model FILE [--json]
 #include <cstdio>
+#include <string>
+#include <vector>
 
 #include "commands.h"
+#include "han/core/text_table.h"
 #include "han/infer/classifier.h"
 #include "han/infer/model_file.h"
 #include "han/nn/parameters.h"
@@ -30,13 +33,16 @@ void run_info(const InfoArgs& a) {
     std::printf("%s\n", info.dump().c_str());
     return;
   }
-  std::printf("model            %s\n", a.model.c_str());
-  std::printf("format version   %u\n", version);
-  std::printf("labels (%zu)      ", c.labels.size());
-  for (std::size_t i = 0; i < c.labels.size(); ++i) std::printf("%s%s", i ? ", " : "", c.labels[i].c_str());
-  std::printf("\nvocabulary       %zu words\n", c.vocab.size());
-  std::printf("parameters       %lld\n", static_cast<long long>(parameter_count(c.params)));
-  if (header.contains("trained")) std::printf("trained          %s\n", header["trained"].dump().c_str());
+  std::string labels;
+  for (std::size_t i = 0; i < c.labels.size(); ++i) labels += (i ? ", " : "") + c.labels[i];
+  std::vector<std::vector<std::string>> rows = {
+      {"model", a.model},
+      {"format version", std::to_string(version)},
+      {"labels (" + std::to_string(c.labels.size()) + ")", labels},
+      {"vocabulary", std::to_string(c.vocab.size()) + " words"},
+      {"parameters", std::to_string(parameter_count(c.params))}};
+  if (header.contains("trained")) rows.push_back({"trained", header["trained"].dump()});
+  std::fputs(text_table(rows, "   ").c_str(), stdout);
   std::printf("config\n%s\n", config_to_json(c.config).dump(2).c_str());
 }
 

@@ -4,12 +4,11 @@
 #include <cstdio>
 #include <limits>
 
+#include "han/study/ablation_table.h"
 #include "han/study/html.h"
 
 namespace han {
 namespace {
-
-using nlohmann::json;
 
 const char* kColors[] = {"#d62728", "#1f77b4", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf"};
 
@@ -19,15 +18,17 @@ std::string num(double x, int digits = 4) {
   return buf;
 }
 
-std::string variant_name(const json& v) { return v["mask"].get<std::string>() + " / " + v["batching"].get<std::string>(); }
+std::string variant_name(const AblationVariant& v) {
+  return std::string(to_string(v.mask)) + " / " + to_string(v.batching);
+}
 
 // Mean dev accuracy per epoch over the seeds that reached that epoch.
-std::vector<double> mean_curve(const json& v) {
+std::vector<double> mean_curve(const AblationVariant& v) {
   std::vector<double> sum, count;
-  for (const json& curve : v["dev_curve"]) {
+  for (const std::vector<double>& curve : v.dev_curve) {
     for (std::size_t e = 0; e < curve.size(); ++e) {
       if (sum.size() <= e) sum.resize(e + 1, 0), count.resize(e + 1, 0);
-      sum[e] += curve[e].get<double>();
+      sum[e] += curve[e];
       count[e] += 1;
     }
   }
@@ -76,11 +77,11 @@ std::string svg(const std::string& body) {
          "\" viewBox=\"0 0 " + std::to_string(kW) + " " + std::to_string(kH) + "\">" + body + "</svg>";
 }
 
-std::string learning_curves(const json& variants) {
+std::string learning_curves(const std::vector<AblationVariant>& variants) {
   Range r;
   std::size_t epochs = 1;
   std::vector<std::vector<double>> curves;
-  for (const json& v : variants) {
+  for (const AblationVariant& v : variants) {
     curves.push_back(mean_curve(v));
     for (double y : curves.back()) r.add(y);
     epochs = std::max(epochs, curves.back().size());
@@ -106,83 +107,79 @@ std::string learning_curves(const json& variants) {
   return svg(body);
 }
 
-std::string accuracy_bars(const json& variants, const std::string& split) {
+// The error bar of mean ± sd with its whiskers.
+std::string error_bar(double x, double m, double sd, const Range& r, const std::string& c) {
+  std::string s = "<line x1=\"" + num(x, 1) + "\" x2=\"" + num(x, 1) + "\" y1=\"" + num(sy(m - sd, r), 1) + "\" y2=\"" +
+                  num(sy(m + sd, r), 1) + "\" stroke=\"" + c + "\" stroke-width=\"2\"/>";
+  for (double d : {-8.0, 8.0})
+    s += "<line x1=\"" + num(x - 8, 1) + "\" x2=\"" + num(x + 8, 1) + "\" y1=\"" + num(sy(m + d / 8 * sd, r), 1) +
+         "\" y2=\"" + num(sy(m + d / 8 * sd, r), 1) + "\" stroke=\"" + c + "\" stroke-width=\"2\"/>";
+  return s;
+}
+
+// Mean, ± sd when defined (two seeds or more), and every seed's value.
+std::string accuracy_bars(const std::vector<AblationVariant>& variants, const std::string& split) {
   Range r;
-  for (const json& v : variants) {
-    for (const json& x : v["accuracy"]["values"]) r.add(x.get<double>());
-    r.add(v["accuracy"]["mean"].get<double>() - v["accuracy"]["sd"].get<double>());
-    r.add(v["accuracy"]["mean"].get<double>() + v["accuracy"]["sd"].get<double>());
+  for (const AblationVariant& v : variants) {
+    for (double x : v.accuracy.values) r.add(x);
+    r.add(v.accuracy.mean - v.accuracy.sd.value_or(0));
+    r.add(v.accuracy.mean + v.accuracy.sd.value_or(0));
   }
   r.pad();
   std::string body = y_axis(r, split + " accuracy: mean ± sd, dots = seeds");
   const double n = static_cast<double>(variants.size());
   for (std::size_t i = 0; i < variants.size(); ++i) {
-    const json& v = variants[i];
+    const AblationVariant& v = variants[i];
     const double x = sx(static_cast<double>(i) + 0.5, 0, n);
-    const double m = v["accuracy"]["mean"].get<double>(), sd = v["accuracy"]["sd"].get<double>();
+    const double m = v.accuracy.mean;
     const std::string c = kColors[i % 8];
-    body += "<line x1=\"" + num(x, 1) + "\" x2=\"" + num(x, 1) + "\" y1=\"" + num(sy(m - sd, r), 1) + "\" y2=\"" +
-            num(sy(m + sd, r), 1) + "\" stroke=\"" + c + "\" stroke-width=\"2\"/>";
-    for (double d : {-8.0, 8.0})
-      body += "<line x1=\"" + num(x - 8, 1) + "\" x2=\"" + num(x + 8, 1) + "\" y1=\"" + num(sy(m + d / 8 * sd, r), 1) +
-              "\" y2=\"" + num(sy(m + d / 8 * sd, r), 1) + "\" stroke=\"" + c + "\" stroke-width=\"2\"/>";
+    if (v.accuracy.sd) body += error_bar(x, m, *v.accuracy.sd, r, c);
     body += "<rect x=\"" + num(x - 5, 1) + "\" y=\"" + num(sy(m, r) - 5, 1) + "\" width=\"10\" height=\"10\" fill=\"" + c + "\"/>";
-    for (const json& val : v["accuracy"]["values"])
+    for (double val : v.accuracy.values)
       body += "<circle r=\"2.5\" fill=\"none\" stroke=\"#333\" cx=\"" + num(x + 14, 1) + "\" cy=\"" +
-              num(sy(val.get<double>(), r), 1) + "\"/>";
+              num(sy(val, r), 1) + "\"/>";
     body += legend(i, variant_name(v));
   }
   return svg(body);
 }
 
-std::string figures_table(const json& a) {
-  std::string t = "<table><tr><th>mask</th><th>batching</th><th>accuracy</th><th>macro-F1</th><th>Δ acc vs renorm [95% CI]</th>"
-                  "<th>wins</th><th>pad attention mass word / sentence</th><th>padding fraction word / sentence</th>"
-                  "<th>invariance error</th><th>epochs to best</th><th>s / epoch</th></tr>";
-  for (const json& v : a["variants"]) {
-    std::string diff = "—", wins = "—";
-    if (!v["vs_renorm"].is_null()) {
-      diff = num(v["vs_renorm"]["mean_diff"].get<double>()) + " [" + num(v["vs_renorm"]["ci95"][0].get<double>()) + ", " +
-             num(v["vs_renorm"]["ci95"][1].get<double>()) + "]";
-      wins = std::to_string(v["vs_renorm"]["wins"].get<int>()) + " / " + std::to_string(v["seeds"].size());
-    }
-    char inv[32];
-    std::snprintf(inv, sizeof inv, "%.2g", v["invariance_error"].get<double>());
-    t += "<tr><td>" + v["mask"].get<std::string>() + "</td><td>" + v["batching"].get<std::string>() + "</td><td>" +
-         num(v["accuracy"]["mean"].get<double>()) + " ± " + num(v["accuracy"]["sd"].get<double>()) + "</td><td>" +
-         num(v["macro_f1"]["mean"].get<double>()) + " ± " + num(v["macro_f1"]["sd"].get<double>()) + "</td><td>" + diff +
-         "</td><td>" + wins + "</td><td>" + num(v["pad_attention_mass"]["word"].get<double>(), 3) + " / " +
-         num(v["pad_attention_mass"]["sentence"].get<double>(), 3) + "</td><td>" +
-         num(v["padding_fraction"]["word"].get<double>(), 3) + " / " + num(v["padding_fraction"]["sentence"].get<double>(), 3) +
-         "</td><td>" + inv + "</td><td>" + num(v["epochs_to_best"].get<double>(), 1) + "</td><td>" +
-         num(v["seconds_per_epoch"].get<double>(), 1) + "</td></tr>";
+// The same columns as the table han ablate prints.
+std::string figures_table(const AblationResult& a) {
+  const std::vector<AblationColumn> columns = ablation_columns(a.evaluated_on);
+  std::string t = "<table><tr>";
+  for (const AblationColumn& c : columns) t += "<th>" + html_escape(c.header) + "</th>";
+  t += "</tr>";
+  for (const AblationVariant& v : a.variants) {
+    t += "<tr>";
+    for (const AblationColumn& c : columns) t += "<td>" + html_escape(c.cell(v)) + "</td>";
+    t += "</tr>";
   }
   return t + "</table>";
 }
 
 // Each example document under `none` and `renorm` (first batching that has both).
-std::string examples(const json& a) {
+std::string examples(const AblationResult& a) {
   std::string out;
-  for (std::size_t k = 0; k < a["example_documents"].size(); ++k) {
-    const json& doc = a["example_documents"][k];
+  for (std::size_t k = 0; k < a.example_documents.size(); ++k) {
+    const ExampleDocument& doc = a.example_documents[k];
     std::string row;
-    for (const char* mask : {"none", "renorm"}) {
-      for (const json& v : a["variants"]) {
-        if (v["mask"] != mask || v["examples"].size() <= k) continue;
-        const json& ex = v["examples"][k];
+    for (MaskMode mask : {MaskMode::none, MaskMode::renorm}) {
+      for (const AblationVariant& v : a.variants) {
+        if (v.mask != mask || v.examples.size() <= k) continue;
+        const AttentionExample& ex = v.examples[k];
         AttentionView view;
-        view.heading = std::string("mask ") + mask + " / " + v["batching"].get<std::string>() + ", seed " +
-                       std::to_string(v["seeds"][0].get<long long>());
-        view.top_k = {{ex["label"].get<std::string>(), ex["probability"].get<double>()}};
-        view.gold = doc["gold"].get<std::string>();
-        view.words = doc["words"].get<TokenizedText>();
-        view.explanation.sentence_weights = ex["sentence_weights"].get<std::vector<float>>();
-        view.explanation.word_weights = ex["word_weights"].get<std::vector<std::vector<float>>>();
+        view.heading = std::string("mask ") + to_string(mask) + " / " + to_string(v.batching) + ", seed " +
+                       std::to_string(v.seeds.at(0));
+        view.top_k = {{ex.label, ex.probability}};
+        view.gold = doc.gold;
+        view.words = doc.words;
+        view.explanation.sentence_weights = ex.sentence_weights;
+        view.explanation.word_weights = ex.word_weights;
         row += "<div class=\"col\">" + attention_section(view) + "</div>";
         break;
       }
     }
-    out += "<h3>dev document " + std::to_string(doc["document"].get<long long>()) +
+    out += "<h3>dev document " + std::to_string(doc.document) +
            " (predicted in a padded batch with the longest dev documents)</h3><div class=\"row\">" + row + "</div>";
   }
   return out;
@@ -190,23 +187,26 @@ std::string examples(const json& a) {
 
 }  // namespace
 
-std::string ablation_report_html(const json& a) {
-  const std::string split = a["evaluated_on"].get<std::string>();
+std::string ablation_report_html(const AblationResult& a) {
+  const std::string& split = a.evaluated_on;
   std::string body = "<h1>han ablate: does masking padding help?</h1>";
-  body += "<p>Data: " + std::to_string(a["data"]["train"].get<long long>()) + " train / " +
-          std::to_string(a["data"]["dev"].get<long long>()) + " dev / " + std::to_string(a["data"]["test"].get<long long>()) +
+  body += "<p>Data: " + std::to_string(a.train_documents) + " train / " + std::to_string(a.dev_documents) + " dev / " +
+          std::to_string(a.test_documents) +
           " test documents. Accuracy is measured on " + split +
           ", with batches padded as in training. Δ is the paired difference against renorm with the same batching "
-          "and seed (95 % t interval over seeds); wins count seeds where the variant beats renorm.</p>";
+          "and seed (95 % t interval over seeds); wins count seeds where the variant beats renorm. With one seed the "
+          "sd and the interval are undefined (n/a).</p>";
   body += "<h2>Figures</h2>" + figures_table(a);
-  body += "<p class=\"legend\">Pad attention mass: mean total attention weight on padded positions per real sentence "
-          "(word level) and per document (sentence level), on dev. Invariance error: largest change of a dev document's "
-          "probabilities alone vs. in a padded batch with the longest dev documents.</p>";
+  body += "<p class=\"legend\">w/s: word / sentence level. Pad mass: mean total attention weight on padded positions "
+          "per real sentence (word level) and per document (sentence level), on dev. Padding: fraction of padded slots "
+          "in the training batches. Invar.: invariance error, the largest change of a dev document's probabilities "
+          "alone vs. in a padded batch with the longest dev documents. Best: epochs to the best dev accuracy (mean "
+          "over seeds).</p>";
   body += "<h2>Learning curves</h2><p class=\"legend\">Variants with identical curves (renorm and additive "
-          "usually are) overlap.</p>" + learning_curves(a["variants"]);
-  body += "<h2>Accuracy over seeds</h2>" + accuracy_bars(a["variants"], split);
+          "usually are) overlap.</p>" + learning_curves(a.variants);
+  body += "<h2>Accuracy over seeds</h2>" + accuracy_bars(a.variants, split);
   body += "<h2>Attention on example documents: none vs renorm</h2>" + examples(a);
-  body += "<h2>Config</h2><pre>" + html_escape(a["config"].dump(2)) + "</pre>";
+  body += "<h2>Config</h2><pre>" + html_escape(config_to_json(a.config).dump(2)) + "</pre>";
   const std::string css = attention_css() +
                           "\ntable{border-collapse:collapse;font-size:.85em;background:#fff}td,th{border:1px solid #ccd;"
                           "padding:3px 6px;text-align:left}.row{display:flex;gap:1em}.col{flex:1;min-width:0}"

@@ -13,8 +13,8 @@ double mean(const std::vector<double>& x) {
   return s / static_cast<double>(x.size());
 }
 
-double sample_sd(const std::vector<double>& x) {
-  if (x.size() < 2) return 0;
+std::optional<double> sample_sd(const std::vector<double>& x) {
+  if (x.size() < 2) return std::nullopt;
   const double m = mean(x);
   double ss = 0;
   for (double v : x) ss += (v - m) * (v - m);
@@ -43,11 +43,9 @@ PairedDifference paired_difference(const std::vector<double>& a, const std::vect
   }
   d.n = static_cast<int>(diff.size());
   d.mean_diff = mean(diff);
-  d.ci_low = d.ci_high = d.mean_diff;
   if (d.n >= 2) {
-    const double half = t_quantile_975(d.n - 1) * sample_sd(diff) / std::sqrt(static_cast<double>(d.n));
-    d.ci_low -= half;
-    d.ci_high += half;
+    const double half = t_quantile_975(d.n - 1) * *sample_sd(diff) / std::sqrt(static_cast<double>(d.n));
+    d.ci95 = Interval{d.mean_diff - half, d.mean_diff + half};
   }
   return d;
 }

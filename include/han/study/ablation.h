@@ -8,9 +8,8 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "han/core/config.h"
+#include "han/study/ablation_results.h"
 #include "han/text/corpus.h"
 
 namespace han {
@@ -23,10 +22,7 @@ struct AblationOptions {
   std::function<void(const std::string&)> log;
 };
 
-// Runs (or re-uses) every run and returns the ablation.json object.
-nlohmann::json run_ablation(const Config& base, const Corpus& corpus, const AblationOptions& options);
-
-// The readable table printed on stdout.
-std::string ablation_table(const nlohmann::json& ablation);
+// Runs (or re-uses) every run and returns what ablation.json holds.
+AblationResult run_ablation(const Config& base, const Corpus& corpus, const AblationOptions& options);
 
 }  // namespace han

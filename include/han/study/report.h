@@ -4,10 +4,10 @@
 // by attention under `none` and `renorm` side by side.
 #include <string>
 
-#include <nlohmann/json.hpp>
+#include "han/study/ablation_results.h"
 
 namespace han {
 
-std::string ablation_report_html(const nlohmann::json& ablation);
+std::string ablation_report_html(const AblationResult& ablation);
 
 }  // namespace han

@@ -1,19 +1,25 @@
 #pragma once
-// Summary statistics for comparing runs over seeds.
+// Summary statistics for comparing runs over seeds. A spread or an interval needs at
+// least two values: with fewer it is undefined (std::nullopt), never a made-up 0.
+#include <optional>
 #include <vector>
 
 namespace han {
 
 double mean(const std::vector<double>& x);
-// Sample standard deviation (n - 1 in the denominator); 0 for fewer than 2 values.
-double sample_sd(const std::vector<double>& x);
+// Sample standard deviation (n - 1 in the denominator); undefined for fewer than 2 values.
+std::optional<double> sample_sd(const std::vector<double>& x);
 // The 0.975 quantile of Student's t with df degrees of freedom (df >= 1).
 double t_quantile_975(int df);
 
+struct Interval {
+  double low = 0, high = 0;
+};
+
 struct PairedDifference {
   double mean_diff = 0;
-  double ci_low = 0, ci_high = 0;  // 95 % t interval of the mean difference (= mean when n < 2)
-  int wins = 0, ties = 0, n = 0;   // a[i] > b[i], a[i] == b[i]
+  std::optional<Interval> ci95;   // 95 % t interval of the mean difference; undefined when n < 2
+  int wins = 0, ties = 0, n = 0;  // a[i] > b[i], a[i] == b[i]
 };
 
 // a[i] - b[i] over paired runs (same seed).

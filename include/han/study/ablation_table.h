@@ -1,0 +1,23 @@
+#pragma once
+// The columns of the ablation table: one list, so the table han ablate prints and the
+// one in report.html show the same figures, formatted the same way.
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "han/study/ablation_results.h"
+
+namespace han {
+
+struct AblationColumn {
+  std::string header;
+  std::function<std::string(const AblationVariant&)> cell;  // the value, formatted (plain UTF-8 text)
+};
+
+// In display order; the accuracy header names the split it was measured on.
+std::vector<AblationColumn> ablation_columns(const std::string& evaluated_on);
+
+// The table printed on stdout: a header line and a line per variant, columns aligned.
+std::string ablation_table(const AblationResult& ablation);
+
+}  // namespace han

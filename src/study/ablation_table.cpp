@@ -1,0 +1,68 @@
+#include "han/study/ablation_table.h"
+
+#include <cstdio>
+
+#include "han/core/text_table.h"
+
+namespace han {
+namespace {
+
+// Shown for a figure that is undefined (a spread or an interval from one seed).
+constexpr const char* kUndefined = "n/a";
+// Shown where a figure does not apply (renorm against itself).
+constexpr const char* kNotApplicable = "—";
+
+std::string format(const char* spec, double x) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, spec, x);
+  return buf;
+}
+
+std::string mean_and_sd(const SeedSummary& s) {
+  return format("%.4f", s.mean) + " ± " + (s.sd ? format("%.4f", *s.sd) : kUndefined);
+}
+
+std::string difference_and_interval(const AblationVariant& v) {
+  if (!v.vs_renorm) return kNotApplicable;
+  const PairedComparison& c = *v.vs_renorm;
+  const std::string ci = c.ci95 ? format("%+.4f", c.ci95->low) + ", " + format("%+.4f", c.ci95->high) : kUndefined;
+  return format("%+.4f", c.mean_diff) + " [" + ci + "]";
+}
+
+std::string wins(const AblationVariant& v) {
+  if (!v.vs_renorm) return kNotApplicable;
+  return std::to_string(v.vs_renorm->wins) + "/" + std::to_string(v.seeds.size());
+}
+
+std::string word_and_sentence(const LevelFigures& f) { return format("%.3f", f.word) + " / " + format("%.3f", f.sentence); }
+
+}  // namespace
+
+std::vector<AblationColumn> ablation_columns(const std::string& evaluated_on) {
+  return {
+      {"mask", [](const AblationVariant& v) { return std::string(to_string(v.mask)); }},
+      {"batching", [](const AblationVariant& v) { return std::string(to_string(v.batching)); }},
+      {"acc (" + evaluated_on + ")", [](const AblationVariant& v) { return mean_and_sd(v.accuracy); }},
+      {"macro-F1", [](const AblationVariant& v) { return mean_and_sd(v.macro_f1); }},
+      {"Δacc vs renorm [95% CI]", difference_and_interval},
+      {"wins", wins},
+      {"pad mass w/s", [](const AblationVariant& v) { return word_and_sentence(v.pad_attention_mass); }},
+      {"padding w/s", [](const AblationVariant& v) { return word_and_sentence(v.padding_fraction); }},
+      {"invar.", [](const AblationVariant& v) { return format("%.2g", v.invariance_error); }},
+      {"best", [](const AblationVariant& v) { return format("%.1f", v.epochs_to_best); }},
+      {"s/epoch", [](const AblationVariant& v) { return format("%.1f", v.seconds_per_epoch); }},
+  };
+}
+
+std::string ablation_table(const AblationResult& a) {
+  const std::vector<AblationColumn> columns = ablation_columns(a.evaluated_on);
+  std::vector<std::vector<std::string>> rows(1);
+  for (const AblationColumn& c : columns) rows[0].push_back(c.header);
+  for (const AblationVariant& v : a.variants) {
+    rows.emplace_back();
+    for (const AblationColumn& c : columns) rows.back().push_back(c.cell(v));
+  }
+  return text_table(rows);
+}
+
+}  // namespace han

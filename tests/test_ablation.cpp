@@ -1,0 +1,158 @@
+// The typed ablation results (their JSON, old files included), the shared column list
+// and the terminal table's alignment.
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include "han/study/ablation_results.h"
+#include "han/study/ablation_table.h"
+#include "han/study/report.h"
+#include "support/paths.h"
+#include "support/run.h"
+
+using namespace han;
+using namespace han::test;
+using nlohmann::json;
+
+namespace {
+
+const std::string kOld = "tests/ablation/written_by_0.1.0/";
+
+json old_file(const std::string& name) { return json::parse(slurp(source_path(kOld + name))); }
+
+// UTF-8 characters in s (counted here, not with the code under test).
+std::size_t characters(const std::string& s) {
+  std::size_t n = 0;
+  for (char c : s) n += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+  return n;
+}
+
+// A variant over `seeds` seeds with made-up figures.
+AblationVariant variant(MaskMode mask, const std::vector<double>& accuracy) {
+  AblationVariant v;
+  v.mask = mask;
+  v.batching = BatchStrategy::random;
+  for (std::size_t i = 0; i < accuracy.size(); ++i) v.seeds.push_back(i + 1);
+  v.evaluated_on = "test";
+  v.accuracy = v.macro_f1 = v.dev_accuracy = SeedSummary::of(accuracy);
+  v.invariance_error = 0.25;
+  v.epochs_to_best = 2;
+  v.seconds_per_epoch = 1.5;
+  for (double a : accuracy) v.dev_curve.push_back({a});
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("a run file written by han 0.1.0 reads back into the types and writes out unchanged", "[ablation]") {
+  const json stored = old_file("run_none-bucket-seed1.json");
+  const AblationRun run = AblationRun::from_json(stored.at("run"));
+  CHECK(run.mask == MaskMode::none);
+  CHECK(run.batching == BatchStrategy::bucket);
+  CHECK(run.seed == 1);
+  REQUIRE(run.test.has_value());
+  CHECK(run.scores_on("test").accuracy == stored["run"]["test"]["accuracy"].get<double>());
+  CHECK(run.scores_on("dev").macro_f1 == stored["run"]["dev"]["macro_f1"].get<double>());
+  CHECK(run.examples.size() == stored["run"]["examples"].size());
+  CHECK(run.to_json() == stored.at("run"));
+  CHECK(run.to_json().dump() == stored.at("run").dump());
+}
+
+TEST_CASE("an ablation.json written by han 0.1.0 reads back into the types and writes out unchanged", "[ablation]") {
+  const json stored = old_file("ablation.json");
+  const AblationResult a = AblationResult::from_json(stored);
+  REQUIRE(a.variants.size() == 2);
+  CHECK(a.evaluated_on == "test");
+  CHECK(a.variants[0].mask == MaskMode::none);
+  CHECK(a.variants[0].vs_renorm.has_value());
+  CHECK_FALSE(a.variants[1].vs_renorm.has_value());
+  CHECK(a.variants[0].accuracy.sd.value() == stored["variants"][0]["accuracy"]["sd"].get<double>());
+  CHECK(a.to_json() == stored);
+  CHECK(a.to_json().dump(1) + "\n" == slurp(source_path(kOld + "ablation.json")));
+}
+
+TEST_CASE("a stored run missing any key is refused, not read with a default", "[ablation]") {
+  const json run = old_file("run_none-bucket-seed1.json").at("run");
+  for (const auto& item : run.items()) {
+    json broken = run;
+    broken.erase(item.key());
+    INFO(item.key());
+    CHECK_THROWS(AblationRun::from_json(broken));
+  }
+  json bad_mask = run;
+  bad_mask["mask"] = "sometimes";
+  CHECK_THROWS(AblationRun::from_json(bad_mask));
+}
+
+TEST_CASE("one seed: sd and interval are null in JSON and n/a in the columns", "[ablation]") {
+  AblationVariant none = variant(MaskMode::none, {0.8});
+  none.vs_renorm = PairedComparison::of(paired_difference({0.8}, {0.75}), paired_difference({0.7}, {0.7}));
+  const json j = none.to_json();
+  CHECK(j["accuracy"]["sd"].is_null());
+  CHECK(j["vs_renorm"]["ci95"].is_null());
+  CHECK(j["vs_renorm"]["macro_f1_ci95"].is_null());
+  CHECK(AblationVariant::from_json(j).to_json() == j);
+  const std::vector<AblationColumn> columns = ablation_columns("test");
+  REQUIRE(columns.size() >= 6);
+  CHECK(columns[2].header == "acc (test)");
+  CHECK(columns[2].cell(none) == "0.8000 ± n/a");
+  CHECK(columns[4].cell(none) == "+0.0500 [n/a]");
+  CHECK(columns[5].cell(none) == "1/1");
+  const AblationVariant renorm = variant(MaskMode::renorm, {0.75});
+  CHECK(columns[4].cell(renorm) == "—");
+  CHECK(columns[5].cell(renorm) == "—");
+}
+
+TEST_CASE("a variant's JSON and its cells in the shared column list", "[ablation]") {
+  AblationVariant none = variant(MaskMode::none, {0.8, 0.9});
+  none.vs_renorm = PairedComparison::of(paired_difference({0.8, 0.9}, {0.8, 0.8}), paired_difference({0.7, 0.7}, {0.7, 0.7}));
+  const json j = none.to_json();
+  CHECK(j["accuracy"]["sd"].get<double>() == Approx(0.0707107));
+  REQUIRE(j["vs_renorm"]["ci95"].size() == 2);
+  CHECK(j["vs_renorm"]["wins"] == 1);
+  CHECK(j["vs_renorm"]["ties"] == 1);
+  CHECK(AblationVariant::from_json(j).to_json() == j);
+  const std::vector<AblationColumn> columns = ablation_columns("dev");
+  CHECK(columns[2].header == "acc (dev)");
+  CHECK(columns[2].cell(none) == "0.8500 ± 0.0707");
+  // mean 0.05, sd of {0, 0.1} 0.0707, half width 12.7062 * 0.0707 / sqrt(2) = 0.6353
+  CHECK(columns[4].cell(none) == "+0.0500 [-0.5853, +0.6853]");
+  CHECK(columns[5].cell(none) == "1/2");
+  const AblationVariant renorm = variant(MaskMode::renorm, {0.8, 0.8});
+  CHECK(columns[4].cell(renorm) == "—");
+  CHECK(columns[5].cell(renorm) == "—");
+}
+
+TEST_CASE("the terminal table and report.html show the same columns and cells", "[ablation]") {
+  AblationResult a;
+  a.evaluated_on = "test";
+  a.variants = {variant(MaskMode::none, {0.8, 0.9}), variant(MaskMode::renorm, {0.75, 0.8})};
+  a.variants[0].vs_renorm =
+      PairedComparison::of(paired_difference({0.8, 0.9}, {0.75, 0.8}), paired_difference({0.8, 0.9}, {0.75, 0.8}));
+  const std::string table = ablation_table(a);
+  const std::string html = ablation_report_html(a);
+  const auto lines = lines_of(table);
+  REQUIRE(lines.size() == 3);
+  const std::vector<AblationColumn> columns = ablation_columns("test");
+  for (const AblationColumn& c : columns) {
+    INFO(c.header);
+    CHECK(lines[0].find(c.header) != std::string::npos);
+    CHECK(html.find("<th>" + c.header + "</th>") != std::string::npos);
+    for (const AblationVariant& v : a.variants) CHECK(html.find("<td>" + c.cell(v) + "</td>") != std::string::npos);
+  }
+  // Aligned although the Δ header and renorm's — are multi-byte: each column starts at the
+  // same character (display) position in every line.
+  std::vector<std::vector<std::size_t>> starts(lines.size());
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    std::size_t from = 0;
+    for (const AblationColumn& c : columns) {
+      const std::string text = i == 0 ? c.header : c.cell(a.variants[i - 1]);
+      const std::size_t at = lines[i].find(text, from);
+      REQUIRE(at != std::string::npos);
+      starts[i].push_back(characters(lines[i].substr(0, at)));
+      from = at + text.size();
+    }
+  }
+  CHECK(starts[1] == starts[0]);
+  CHECK(starts[2] == starts[0]);
+}
