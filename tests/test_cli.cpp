@@ -294,7 +294,7 @@ TEST_CASE("ablate trains every variant, writes ablation.json and report.html, an
   CHECK(json::parse(slurp(out + "/ablation.json"))["variants"] == a["variants"]);
 }
 
-TEST_CASE("SIGTERM during training writes a checkpoint; --resume finishes with the uninterrupted model",
+TEST_CASE("SIGTERM during training writes a checkpoint, and --resume finishes with the uninterrupted model",
           "[cli][resume]") {
   Fixture& f = fixture();
   const std::string common = "train --config " + source_path("configs/quickstart.json") + " --set data.train=" +

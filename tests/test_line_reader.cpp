@@ -49,7 +49,7 @@ Lines lines(const std::string& bytes, bool cr_ends_line) { return read_all(bytes
 
 }  // namespace
 
-TEST_CASE("line reader: \\n and \\r\\n end lines; a lone \\r only with cr_ends_line", "[line_reader]") {
+TEST_CASE("line reader: LF and CRLF end lines, a lone CR only with cr_ends_line", "[line_reader]") {
   CHECK(lines("a\nb\r\nc\rd\n", true) == Lines{"a", "b", "c", "d"});
   CHECK(lines("a\nb\r\nc\rd\n", false) == Lines{"a", "b", "c\rd"});
   CHECK(lines("a\r\r\nb\n", true) == Lines{"a", "", "b"});
@@ -83,7 +83,7 @@ TEST_CASE("line reader: a line over the cap keeps its start, skips the rest, and
   CHECK(lines("a\n" + long_line + "\r\nb", true) == Lines{"a", long_line, "b"});
 }
 
-TEST_CASE("line reader: \\r\\n split between two reads is one line break", "[line_reader]") {
+TEST_CASE("line reader: a CRLF split between two reads is one line break", "[line_reader]") {
   // Every third byte is a \r, so some read boundary falls between a \r and its \n
   // whatever the read size.
   std::string crlf, cr;

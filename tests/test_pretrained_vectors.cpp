@@ -93,7 +93,7 @@ TEST_CASE("pretrained vectors: a wrong size or a non-number is an error naming f
   CHECK_THAT(error_of(table, tmp.path.string()), Catch::Contains(tmp.path.string()));
 }
 
-TEST_CASE("pretrained vectors in training: frozen, the table never moves; unfrozen, it learns",
+TEST_CASE("pretrained vectors in training: a frozen table never moves, an unfrozen one learns",
           "[pretrained][trainer]") {
   TempDir tmp;
   Config cfg = han::test::bundled_config(8, 1);
