@@ -117,7 +117,7 @@ Model& model() {
   return m;
 }
 
-// Section boundaries of a model file (see han/model_file.h): offsets where each part starts.
+// Section boundaries of a model file (see han/infer/model_file.h): offsets where each part starts.
 struct Layout {
   std::size_t header_start = 20, header_end = 0, count_end = 0, checksum = 0;
   std::vector<std::pair<std::size_t, std::size_t>> tensors;  // [start, end)

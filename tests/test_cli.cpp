@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "support/cli_fixture.h"
 #include "support/paths.h"
 #include "support/run.h"
 
@@ -14,31 +15,7 @@ using nlohmann::json;
 
 namespace {
 
-
 void write(const std::filesystem::path& p, const std::string& text) { std::ofstream(p, std::ios::binary) << text; }
-
-// One small model trained once on the bundled data and shared by the tests below.
-struct Fixture {
-  std::filesystem::path dir = temp_folder("cli");
-  std::string model = (dir / "run" / "model.han").string();
-  RunResult train;
-  Fixture() {
-    // A small model on part of the bundled data: seconds, not minutes.
-    const auto all = lines_of(slurp(source_path("data/train.jsonl")));
-    std::string small;
-    for (std::size_t i = 0; i < 1200 && i < all.size(); ++i) small += all[i] + "\n";
-    write(dir / "small.jsonl", small);
-    train = run(han_cmd("train --config " + source_path("configs/quickstart.json") + " --output " + (dir / "run").string() +
-                    " --set data.train=" + (dir / "small.jsonl").string() +
-                    " --set trainer.epochs=1 --set model.embedding_dim=32 --set model.word_hidden=16"
-                    " --set model.sentence_hidden=16 --set model.attention_dim=32 --quiet"));
-  }
-};
-
-Fixture& fixture() {
-  static Fixture f;
-  return f;
-}
 
 // A failing command: exit 2, nothing on stdout, one stderr line starting "han: error:".
 void check_user_error(const RunResult& r, const std::string& must_mention) {
@@ -69,8 +46,15 @@ std::vector<std::size_t> field_starts(const std::string& line) {
 
 }  // namespace
 
+// Not run by default (hidden): CTest runs it as cli_fixture_setup, before every [cli] case.
+TEST_CASE("cli fixture: train the shared model", "[.cli_fixture]") {
+  const CliFixture& f = retrain_cli_fixture();
+  INFO(f.train.err);
+  CHECK(f.train.exit_code == 0);
+}
+
 TEST_CASE("train writes the model, the effective config, per-epoch metrics and a JSON summary", "[cli][train]") {
-  Fixture& f = fixture();
+  const CliFixture& f = cli_fixture();
   INFO(f.train.err);
   REQUIRE(f.train.exit_code == 0);
   const auto out = lines_of(f.train.out);
@@ -81,9 +65,9 @@ TEST_CASE("train writes the model, the effective config, per-epoch metrics and a
   CHECK(summary["dev_accuracy"].get<double>() > 0.5);
   CHECK(summary["test"]["accuracy"].get<double>() > 0.5);
   CHECK(std::filesystem::exists(f.model));
-  const json cfg = json::parse(slurp(f.dir / "run" / "config.json"));
+  const json cfg = json::parse(slurp(f.run_dir / "config.json"));
   CHECK(cfg["model"]["word_hidden"] == 16);
-  const auto metrics = lines_of(slurp(f.dir / "run" / "metrics.jsonl"));
+  const auto metrics = lines_of(slurp(f.run_dir / "metrics.jsonl"));
   REQUIRE(metrics.size() == 1);
   const json m = json::parse(metrics[0]);
   for (const char* key : {"epoch", "train_loss", "dev_accuracy", "dev_macro_f1", "seconds", "docs_per_second",
@@ -92,7 +76,7 @@ TEST_CASE("train writes the model, the effective config, per-epoch metrics and a
 }
 
 TEST_CASE("predict answers every stdin line, in order, empty lines included", "[cli][predict]") {
-  Fixture& f = fixture();
+  const CliFixture& f = cli_fixture();
   std::string input;
   for (int i = 0; i < 1000; ++i)
     input += i % 7 == 0 ? "\n" : (i % 2 ? "A wonderful, moving film. Great acting!\n" : "Dull and boring. A waste of time.\r\n");
@@ -114,7 +98,7 @@ TEST_CASE("predict answers every stdin line, in order, empty lines included", "[
 }
 
 TEST_CASE("predict gives a document the same probabilities alone and inside a large batch", "[cli][predict]") {
-  Fixture& f = fixture();
+  const CliFixture& f = cli_fixture();
   const std::string doc = "The plot was thin. But the actors were superb and I loved the music.";
   std::string batch;
   const auto test_lines = lines_of(slurp(source_path("data/test.jsonl")));
@@ -134,15 +118,16 @@ TEST_CASE("predict gives a document the same probabilities alone and inside a la
 }
 
 TEST_CASE("predict on files: tsv with paths, json with top-k and explanations, self-contained html", "[cli][predict]") {
-  Fixture& f = fixture();
-  write(f.dir / "a.txt", "An absolute masterpiece. I loved every minute!");
-  write(f.dir / "b.txt", "Terrible. The worst film I have seen this year.\nAvoid it.");
-  const std::string files = (f.dir / "a.txt").string() + " " + (f.dir / "b.txt").string();
+  const CliFixture& f = cli_fixture();
+  TempDir tmp;
+  write(tmp.path / "a.txt", "An absolute masterpiece. I loved every minute!");
+  write(tmp.path / "b.txt", "Terrible. The worst film I have seen this year.\nAvoid it.");
+  const std::string files = (tmp.path / "a.txt").string() + " " + (tmp.path / "b.txt").string();
   const RunResult tsv = run(han_cmd("predict --model " + f.model + " " + files));
   REQUIRE(tsv.exit_code == 0);
   const auto rows = lines_of(tsv.out);
   REQUIRE(rows.size() == 2);
-  CHECK(rows[0].rfind((f.dir / "a.txt").string() + "\t", 0) == 0);
+  CHECK(rows[0].rfind((tmp.path / "a.txt").string() + "\t", 0) == 0);
 
   const RunResult js = run(han_cmd("predict --format json --top-k 2 --explain --model " + f.model + " " + files));
   REQUIRE(js.exit_code == 0);
@@ -172,7 +157,7 @@ TEST_CASE("predict on files: tsv with paths, json with top-k and explanations, s
 }
 
 TEST_CASE("eval prints accuracy, per-class scores and the confusion matrix", "[cli][eval]") {
-  Fixture& f = fixture();
+  const CliFixture& f = cli_fixture();
   const RunResult text = run(han_cmd("eval --model " + f.model + " --data " + source_path("data/dev.jsonl")));
   REQUIRE(text.exit_code == 0);
   CHECK(text.out.find("accuracy") != std::string::npos);
@@ -185,7 +170,7 @@ TEST_CASE("eval prints accuracy, per-class scores and the confusion matrix", "[c
 }
 
 TEST_CASE("info shows format version, labels, vocabulary and parameter count", "[cli][info]") {
-  Fixture& f = fixture();
+  const CliFixture& f = cli_fixture();
   const RunResult r = run(han_cmd("info --json --model " + f.model));
   REQUIRE(r.exit_code == 0);
   const json info = json::parse(r.out);
@@ -197,7 +182,7 @@ TEST_CASE("info shows format version, labels, vocabulary and parameter count", "
 }
 
 TEST_CASE("info lines its values up in one column", "[cli][info]") {
-  Fixture& f = fixture();
+  const CliFixture& f = cli_fixture();
   const RunResult r = run(han_cmd("info --model " + f.model));
   REQUIRE(r.exit_code == 0);
   const auto lines = lines_of(r.out);
@@ -216,8 +201,9 @@ TEST_CASE("info lines its values up in one column", "[cli][info]") {
 }
 
 TEST_CASE("bad input: exit 2 and one line naming the file, line or key", "[cli][errors]") {
-  Fixture& f = fixture();
-  const auto d = f.dir;
+  const CliFixture& f = cli_fixture();
+  TempDir tmp;
+  const auto d = tmp.path;
   const std::string train = source_path("data/train.jsonl");
   auto config = [&](const std::string& name, const std::string& text) {
     write(d / name, text);
@@ -278,10 +264,11 @@ TEST_CASE("bad input: exit 2 and one line naming the file, line or key", "[cli][
 
 TEST_CASE("ablate trains every variant, writes ablation.json and report.html, and re-uses finished runs",
           "[cli][ablate]") {
-  Fixture& f = fixture();
-  const std::string out = (f.dir / "ablate").string();
+  const CliFixture& f = cli_fixture();
+  TempDir tmp;
+  const std::string out = (tmp.path / "ablate").string();
   const std::string cmd = han_cmd("ablate --config " + source_path("configs/quickstart.json") + " --output " + out +
-                                  " --seeds 2 --set data.train=" + (f.dir / "small.jsonl").string() +
+                                  " --seeds 2 --set data.train=" + f.data +
                                   " --set trainer.epochs=1 --set model.embedding_dim=16 --set model.word_hidden=8"
                                   " --set model.sentence_hidden=8 --set model.attention_dim=16");
   const RunResult r = run(cmd);
@@ -328,12 +315,13 @@ TEST_CASE("ablate trains every variant, writes ablation.json and report.html, an
   CHECK(json::parse(slurp(out + "/ablation.json"))["variants"] == a["variants"]);
 }
 
-TEST_CASE("ablate with one seed: sd and interval are null and n/a; the table lines up; broken runs are trained again",
+TEST_CASE("ablate with one seed: sd and interval are null and n/a, the table lines up, broken runs are trained again",
           "[cli][ablate]") {
-  Fixture& f = fixture();
-  const std::string out = (f.dir / "ablate1").string();
+  const CliFixture& f = cli_fixture();
+  TempDir tmp;
+  const std::string out = (tmp.path / "ablate1").string();
   const std::string cmd = han_cmd("ablate --config " + source_path("configs/quickstart.json") + " --output " + out +
-                                  " --seeds 1 --batching bucket --set data.train=" + (f.dir / "small.jsonl").string() +
+                                  " --seeds 1 --batching bucket --set data.train=" + f.data +
                                   " --set data.test= --set trainer.epochs=1 --set model.embedding_dim=8"
                                   " --set model.word_hidden=4 --set model.sentence_hidden=4 --set model.attention_dim=8");
   const RunResult r = run(cmd);
@@ -396,14 +384,15 @@ TEST_CASE("ablate with one seed: sd and interval are null and n/a; the table lin
   CHECK(resumed == first);
 }
 
-TEST_CASE("SIGTERM during training writes a checkpoint; --resume finishes with the uninterrupted model",
+TEST_CASE("SIGTERM during training writes a checkpoint, and --resume finishes with the uninterrupted model",
           "[cli][resume]") {
-  Fixture& f = fixture();
+  const CliFixture& f = cli_fixture();
+  TempDir tmp;
   const std::string common = "train --config " + source_path("configs/quickstart.json") + " --set data.train=" +
-                             (f.dir / "small.jsonl").string() +
+                             f.data +
                              " --set trainer.epochs=3 --set model.embedding_dim=32 --set model.word_hidden=16"
                              " --set model.sentence_hidden=16 --set model.attention_dim=32 --quiet --output ";
-  const std::string a = (f.dir / "interrupted").string(), b = (f.dir / "straight").string();
+  const std::string a = (tmp.path / "interrupted").string(), b = (tmp.path / "straight").string();
   // Stop the run as soon as its first epoch's metrics appear: it is then mid-run for sure.
   const RunResult stopped = run(han_cmd(common + a) + " & pid=$!; for i in $(seq 600); do [ -s " + a +
                                 "/metrics.jsonl ] && break; sleep 0.05; done; kill -TERM $pid; wait $pid");
@@ -420,10 +409,11 @@ TEST_CASE("SIGTERM during training writes a checkpoint; --resume finishes with t
 }
 
 TEST_CASE("kill -9 while models are being written never leaves a broken model file", "[cli][atomic]") {
-  Fixture& f = fixture();
-  const std::string dir = (f.dir / "killed").string();
+  const CliFixture& f = cli_fixture();
+  TempDir tmp;
+  const std::string dir = (tmp.path / "killed").string();
   const std::string cmd = "train --config " + source_path("configs/quickstart.json") + " --set data.train=" +
-                          (f.dir / "small.jsonl").string() +
+                          f.data +
                           " --set trainer.epochs=50 --set trainer.patience=0 --set data.test= --set model.embedding_dim=8"
                           " --set model.word_hidden=4 --set model.sentence_hidden=4 --set model.attention_dim=8 --quiet --output " +
                           dir;

@@ -2,7 +2,6 @@
 #include <catch2/catch.hpp>
 
 #include "han/nn/layers/gru.h"
-#include "han/nn/layers/linear.h"
 #include "han/nn/parameters.h"
 #include "support/gradcheck.h"
 
@@ -88,24 +87,6 @@ TEST_CASE("biGRU gradients for parameters and inputs over mixed lengths", "[gru]
   check_gradient("x", x, dx, loss, 48);
   std::vector<ParamRef> refs = zip_params(p, g);
   for (ParamRef& r : refs) check_gradient(r.name, *r.value, *r.grad, loss);
-}
-
-TEST_CASE("linear layer gradients", "[linear][gradcheck]") {
-  Rng rng(2);
-  LinearParams p = linear_init(5, 3, rng);
-  Matrix x = random_matrix(5, 4, rng);
-  const Matrix R = random_matrix(3, 4, rng);
-  auto loss = [&] {
-    LinearCache c;
-    return projected(linear_forward(p, x, c), R);
-  };
-  LinearCache c;
-  linear_forward(p, x, c);
-  LinearParams g = zeros_like(p);
-  const Matrix dx = linear_backward(p, c, R, g);
-  check_gradient("x", x, dx, loss);
-  check_gradient("W", p.W, g.W, loss);
-  check_gradient("b", p.b, g.b, loss);
 }
 
 TEST_CASE("the prediction-mode biGRU (no gate history) gives the training-mode states", "[gru]") {

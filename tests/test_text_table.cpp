@@ -4,7 +4,7 @@
 
 using namespace han;
 
-TEST_CASE("display width counts code points; text tables pad by it", "[text_table]") {
+TEST_CASE("display width counts code points, and text tables pad by it", "[text_table]") {
   CHECK(display_width("") == 0);
   CHECK(display_width("abc") == 3);
   CHECK(display_width("Δ±—") == 3);

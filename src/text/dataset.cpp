@@ -145,31 +145,6 @@ std::string json_quoted(std::string_view s) {
   return json(std::string(s)).dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
-// Calls fn(line, line_number) for every non-blank line of `content`; handles a leading
-// BOM and universal newlines (\n, \r\n, lone \r), like the file reader.
-template <typename Fn>
-void for_each_line(std::string_view content, Fn&& fn) {
-  content = strip_bom(content);
-  std::size_t line_no = 0;
-  std::size_t pos = 0;
-  while (pos < content.size()) {
-    ++line_no;
-    std::size_t end = content.find_first_of("\r\n", pos);
-    std::size_t next = end;
-    if (end == std::string_view::npos) {
-      end = next = content.size();
-    } else if (content[end] == '\r' && end + 1 < content.size() && content[end + 1] == '\n') {
-      next = end + 2;
-    } else {
-      next = end + 1;
-    }
-    std::string_view line = content.substr(pos, end - pos);
-    pos = next;
-    if (is_blank(line)) continue;
-    fn(line, line_no);
-  }
-}
-
 // A label must be printable on one line of tsv output: non-empty, valid UTF-8, no control
 // characters (tabs and line breaks included).
 void check_label(std::string_view label, const std::string& where) {
@@ -414,22 +389,6 @@ Example parse_jsonl_record(std::string_view line, const std::string& where, bool
   ex.label = std::move(reader.label.value);
   ex.has_label = true;
   return ex;
-}
-
-std::vector<Example> parse_examples(std::string_view content, const std::string& origin,
-                                    DataFormat format, bool require_labels) {
-  HAN_ASSERT(format != DataFormat::folder);
-  std::vector<Example> out;
-  for_each_line(content, [&](std::string_view line, std::size_t line_no) {
-    const std::string where = origin + ":" + std::to_string(line_no);
-    if (format == DataFormat::jsonl && line.size() > kMaxRecordBytes) {
-      throw Error(where + ": line is longer than " + std::to_string(kMaxRecordBytes >> 20) +
-                  " MiB");
-    }
-    out.push_back(parse_line(line.substr(0, format == DataFormat::jsonl ? line.size() : kMaxLineBytes),
-                             where, format, require_labels));
-  });
-  return out;
 }
 
 std::vector<Example> read_examples(const std::string& path, DataFormat format,

@@ -10,9 +10,8 @@ namespace han {
 // kernel. So: one arena for all threads (few, large allocations: little lock traffic),
 // mappings only for blocks above glibc's 32 MiB maximum threshold (a 100 MB input line
 // still maps and unmaps instead of fragmenting the heap), and freed heap memory kept for
-// the next batch. On the IMDB bench slice (one epoch, 2 threads) page faults fell from
-// ~390k to ~106k and training rose from ~178k to ~215k real tokens/s (medians of 3-5
-// runs), with no higher peak RSS. A no-op on other C libraries.
+// the next batch: far fewer page faults and faster training, with no higher peak RSS
+// (README, Performance). A no-op on other C libraries.
 void tune_malloc_for_batches();
 
 }  // namespace han

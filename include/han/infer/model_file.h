@@ -34,7 +34,7 @@ std::uint64_t model_checksum(const char* data, std::size_t n);
 std::string serialize_model(const nlohmann::json& header, const std::vector<NamedTensor>& tensors);
 ModelFileContents parse_model(const std::string& bytes, const std::string& origin);
 
-// Atomic write (han/io.h) of serialize_model().
+// Atomic write (han/core/io.h) of serialize_model().
 void save_model_file(const std::string& path, const nlohmann::json& header,
                      const std::vector<NamedTensor>& tensors);
 ModelFileContents load_model_file(const std::string& path);

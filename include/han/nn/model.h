@@ -1,5 +1,5 @@
 #pragma once
-// HanModel: word level (embedding -> word biGRU -> word attention -> sentence vectors)
+// The HAN: word level (embedding -> word biGRU -> word attention -> sentence vectors)
 // then sentence level (sentence biGRU -> sentence attention -> document vector)
 // -> dropout -> linear -> logits. Only real tokens and real sentences are computed;
 // padding reaches the attention softmax alone, as model.mask dictates.

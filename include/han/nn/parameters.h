@@ -1,7 +1,7 @@
 #pragma once
 // The optimizer's only view of a model: a flat list of named (value, grad) pairs.
 // Each layer's parameter struct lists its tensors once in a static `fields`
-// template; ModelParams composes them with dotted name prefixes.
+// template; HanParams composes them with dotted name prefixes.
 #include <string>
 #include <vector>
 

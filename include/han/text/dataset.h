@@ -40,10 +40,6 @@ struct Example {
 std::vector<Example> read_examples(const std::string& path, DataFormat format,
                                    bool require_labels);
 
-// The same from text already in memory (`origin` names it in messages); not for folders.
-std::vector<Example> parse_examples(std::string_view content, const std::string& origin,
-                                    DataFormat format, bool require_labels);
-
 // Parses one JSON Lines record (used for files and for `predict --input jsonl` on stdin).
 // `where` is "file:line" for messages. The label may be absent when !require_label.
 // Other keys are ignored, whatever they hold; a leading BOM is skipped.
