@@ -50,7 +50,7 @@ Probes choose_probes(const std::vector<Document>& dev) {
 json metrics_json(const Predictor& predictor, const std::vector<Document>& docs, const Config& cfg,
                   std::size_t classes, std::uint64_t seed, PaddingAttention* padding) {
   if (docs.empty()) return nullptr;
-  const auto batches = evaluation_batches(docs, cfg.batching.strategy, cfg.batching.batch_size, derive_seed(seed, 4));
+  const auto batches = evaluation_batches(docs, cfg.batching.strategy, cfg.batching.batch_size, derive_seed(seed, SeedStream::dev_batches));
   const Matrix probs = predictor.predict(docs, batches, nullptr, padding);
   std::vector<std::int32_t> gold;
   for (const Document& d : docs) gold.push_back(d.label);

@@ -121,7 +121,7 @@ DevScore score_dev(const HanParams& params, const Config& cfg, const Corpus& cor
   // Dev batches padded as training batches are, so an unmasked model is scored as it behaves.
   const Matrix probs = predictor.predict(
       corpus.dev, evaluation_batches(corpus.dev, cfg.batching.strategy, cfg.batching.batch_size,
-                                     derive_seed(cfg.trainer.seed, 4)));
+                                     derive_seed(cfg.trainer.seed, SeedStream::dev_batches)));
   std::vector<std::int32_t> gold;
   for (const Document& d : corpus.dev) gold.push_back(d.label);
   const Metrics m = compute_metrics(gold, argmax_columns(probs), corpus.labels.size());
@@ -231,7 +231,7 @@ TrainState load_checkpoint(const std::string& path, Classifier& model, Optimizer
 TrainResult train_model(const Config& cfg, const Corpus& corpus, const TrainOptions& options) {
   const int threads = resolve_threads(cfg.trainer.threads);
   const Index classes = static_cast<Index>(corpus.labels.size());
-  Rng init_rng(derive_seed(cfg.trainer.seed, 1));
+  Rng init_rng(derive_seed(cfg.trainer.seed, SeedStream::init));
   Classifier model{cfg, corpus.vocab, corpus.labels,
                    han_init(cfg.model, static_cast<Index>(corpus.vocab.size()), classes, init_rng)};
   if (!cfg.model.embeddings.empty() && !options.resume) {
@@ -268,7 +268,7 @@ TrainResult train_model(const Config& cfg, const Corpus& corpus, const TrainOpti
   }
   HanParams& params = model.params;
 
-  const Batcher batcher(corpus.train, cfg.batching, derive_seed(cfg.trainer.seed, 2));
+  const Batcher batcher(corpus.train, cfg.batching, derive_seed(cfg.trainer.seed, SeedStream::batches));
   result.skipped_empty = batcher.skipped_empty();
   if (batcher.documents() == 0) throw Error(cfg.data.train + ": every training document is empty");
   if (result.skipped_empty > 0 && !options.resume)
@@ -300,7 +300,7 @@ TrainResult train_model(const Config& cfg, const Corpus& corpus, const TrainOpti
       const Index B = static_cast<Index>(indices.size());
       Matrix dropout;
       if (cfg.model.dropout > 0) {
-        Rng rng(derive_seed(cfg.trainer.seed, 3, optimizer->steps()));
+        Rng rng(derive_seed(cfg.trainer.seed, SeedStream::dropout, optimizer->steps()));
         dropout = dropout_mask(2 * cfg.model.sentence_hidden, B, cfg.model.dropout, rng);
       }
       std::vector<Index> first(shards.size() + 1, 0);
