@@ -12,8 +12,7 @@
 #include "han/text/corpus.h"
 #include "han/core/error.h"
 #include "han/core/io.h"
-#include "han/infer/metrics.h"
-#include "han/infer/predictor.h"
+#include "han/infer/evaluation.h"
 #include "han/train/trainer.h"
 #include "logging.h"
 
@@ -57,11 +56,8 @@ void prepare_output_dir(const std::string& dir) {
 
 nlohmann::json test_scores(const TrainResult& result, const Config& cfg, const Corpus& corpus) {
   if (corpus.test.empty()) return nullptr;
-  const Predictor predictor(result.best_params, cfg.model, cfg.trainer.threads);
-  const Matrix probs = predictor.predict(corpus.test, cfg.batching.batch_size);
-  std::vector<std::int32_t> gold;
-  for (const Document& d : corpus.test) gold.push_back(d.label);
-  const Metrics m = compute_metrics(gold, argmax_columns(probs), corpus.labels.size());
+  const Metrics m = evaluate(Predictor(result.best_params, cfg.model, cfg.trainer.threads), corpus.test,
+                             cfg.batching.batch_size);
   return {{"accuracy", m.accuracy}, {"macro_f1", m.macro_f1}, {"documents", m.total}};
 }
 

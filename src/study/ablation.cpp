@@ -10,9 +10,8 @@
 #include "han/text/batcher.h"
 #include "han/core/error.h"
 #include "han/core/io.h"
-#include "han/infer/metrics.h"
+#include "han/infer/evaluation.h"
 #include "han/infer/predictor.h"
-#include "han/core/random.h"
 #include "han/study/statistics.h"
 #include "han/train/trainer.h"
 
@@ -47,14 +46,11 @@ Probes choose_probes(const std::vector<Document>& dev) {
   return p;
 }
 
+// Scored in the batches training scored its dev set in.
 json metrics_json(const Predictor& predictor, const std::vector<Document>& docs, const Config& cfg,
-                  std::size_t classes, std::uint64_t seed, PaddingAttention* padding) {
+                  PaddingAttention* padding) {
   if (docs.empty()) return nullptr;
-  const auto batches = evaluation_batches(docs, cfg.batching.strategy, cfg.batching.batch_size, derive_seed(seed, SeedStream::dev_batches));
-  const Matrix probs = predictor.predict(docs, batches, nullptr, padding);
-  std::vector<std::int32_t> gold;
-  for (const Document& d : docs) gold.push_back(d.label);
-  const Metrics m = compute_metrics(gold, argmax_columns(probs), classes);
+  const Metrics m = evaluate(predictor, docs, scoring_batches(docs, cfg), padding);
   return {{"accuracy", m.accuracy}, {"macro_f1", m.macro_f1}};
 }
 
@@ -62,8 +58,8 @@ json run_one(const Config& cfg, const Corpus& corpus, const Probes& probes) {
   const TrainResult r = train_model(cfg, corpus);
   const Predictor predictor(r.best_params, cfg.model, cfg.trainer.threads);
   PaddingAttention pad;
-  const json dev = metrics_json(predictor, corpus.dev, cfg, corpus.labels.size(), cfg.trainer.seed, &pad);
-  const json test = metrics_json(predictor, corpus.test, cfg, corpus.labels.size(), cfg.trainer.seed, nullptr);
+  const json dev = metrics_json(predictor, corpus.dev, cfg, &pad);
+  const json test = metrics_json(predictor, corpus.test, cfg, nullptr);
 
   double invariance = 0;
   for (Index d : probes.checked) {

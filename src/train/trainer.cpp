@@ -13,11 +13,10 @@
 #include "han/core/error.h"
 #include "han/core/io.h"
 #include "han/nn/loss.h"
-#include "han/infer/metrics.h"
+#include "han/infer/evaluation.h"
 #include "han/train/optimizer.h"
 #include "han/core/parallel.h"
 #include "han/nn/parameters.h"
-#include "han/infer/predictor.h"
 #include "han/core/random.h"
 #include "han/text/pretrained_vectors.h"
 
@@ -117,14 +116,7 @@ struct DevScore {
 DevScore score_dev(const HanParams& params, const Config& cfg, const Corpus& corpus, int threads) {
   DevScore s;
   if (corpus.dev.empty()) return s;
-  const Predictor predictor(params, cfg.model, threads);
-  // Dev batches padded as training batches are, so an unmasked model is scored as it behaves.
-  const Matrix probs = predictor.predict(
-      corpus.dev, evaluation_batches(corpus.dev, cfg.batching.strategy, cfg.batching.batch_size,
-                                     derive_seed(cfg.trainer.seed, SeedStream::dev_batches)));
-  std::vector<std::int32_t> gold;
-  for (const Document& d : corpus.dev) gold.push_back(d.label);
-  const Metrics m = compute_metrics(gold, argmax_columns(probs), corpus.labels.size());
+  const Metrics m = evaluate(Predictor(params, cfg.model, threads), corpus.dev, scoring_batches(corpus.dev, cfg));
   s.accuracy = m.accuracy;
   s.macro_f1 = m.macro_f1;
   return s;
