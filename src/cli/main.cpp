@@ -31,6 +31,8 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
+  } catch (const han::cli::CommandExit& e) {
+    return e.code;
   } catch (const CLI::ParseError& e) {
     std::fprintf(stderr, "han: error: %s (see han --help)\n", e.what());
     return 2;

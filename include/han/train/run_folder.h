@@ -3,6 +3,8 @@
 // interrupted, checkpoint.han) and what `han train --resume` reads back.
 #include <string>
 
+#include "han/core/config.h"
+
 namespace han {
 
 struct RunFiles {
@@ -14,5 +16,20 @@ struct RunFiles {
 };
 
 RunFiles run_files(const std::string& folder);
+
+// A run ready to train: its config, its files, and whether it continues a checkpoint.
+struct PreparedRun {
+  Config config;
+  RunFiles files;
+  bool resume = false;
+};
+
+// A new run in `folder`: data paths made absolute (config.json then stays valid from any
+// folder, for --resume and reruns), the folder created, config.json written.
+PreparedRun start_run(Config cfg, const std::string& folder);
+
+// An interrupted run to continue: DIR/checkpoint.han must exist; the config is the one
+// DIR/config.json holds.
+PreparedRun reopen_run(const std::string& folder);
 
 }  // namespace han
