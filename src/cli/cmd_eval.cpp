@@ -7,8 +7,7 @@
 #include "han/infer/classifier.h"
 #include "han/text/dataset.h"
 #include "han/core/error.h"
-#include "han/infer/metrics.h"
-#include "han/infer/predictor.h"
+#include "han/infer/evaluation.h"
 #include "logging.h"
 
 namespace han::cli {
@@ -30,14 +29,10 @@ void run_eval(const EvalArgs& a) {
   if (examples.empty()) throw han::Error(a.data + ": no documents to evaluate");
   const std::vector<Document> docs = encode_all(examples, c.tokenizer(), c.vocab, c.labels);
   const auto start = std::chrono::steady_clock::now();  // the predictor's set-up counts as prediction
-  const Predictor predictor(c.params, c.config.model, a.threads);
-  const Matrix probs = predictor.predict(docs, a.batch_size);
+  const Metrics m = evaluate(Predictor(c.params, c.config.model, a.threads), docs, a.batch_size);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::int64_t tokens = 0;
   for (const Document& d : docs) tokens += d.tokens();
-  std::vector<std::int32_t> gold;
-  for (const Document& d : docs) gold.push_back(d.label);
-  const Metrics m = compute_metrics(gold, argmax_columns(probs), c.labels.size());
   nlohmann::json j = metrics_to_json(m, c.labels);
   // Prediction speed (tokenizing excluded), for benchmarks.
   j["seconds"] = seconds;

@@ -139,13 +139,7 @@ class Runner {
 
   void add(Item item, const std::string& text) {
     item.words = tokenizer_.tokenize(text);
-    item.doc.sentences.reserve(item.words.size());
-    for (const Sentence& s : item.words) {
-      std::vector<std::int32_t> ids;
-      ids.reserve(s.size());
-      for (const std::string& w : s) ids.push_back(c_.vocab.id(w));
-      item.doc.sentences.push_back(std::move(ids));
-    }
+    item.doc = encode_words(item.words, c_.vocab);
     pending_.push_back(std::move(item));
     if (static_cast<int>(pending_.size()) >= a_.batch_size) flush();
   }

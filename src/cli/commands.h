@@ -4,6 +4,13 @@
 
 namespace han::cli {
 
+// Thrown by a command that has already told the user what happened and must end with
+// `code` (e.g. 128 + signal after an interrupted run printed how to resume): main
+// returns the code and prints nothing more. Commands never call std::exit.
+struct CommandExit {
+  int code;
+};
+
 void add_train_command(CLI::App& app);
 void add_predict_command(CLI::App& app);
 void add_eval_command(CLI::App& app);

@@ -129,6 +129,8 @@ int main(int raw_argc, char** raw_argv) {
     return app.exit(e);
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
+  } catch (const han::cli::CommandExit& e) {
+    return e.code;
   } catch (const CLI::ParseError& e) {
     std::fprintf(stderr, "han: error: %s%s (see %s)\n", e.what(), config_flag_hint(app, argc, argv).c_str(),
                  help_hint(app, argc, argv).c_str());

@@ -8,9 +8,8 @@
 #include "han/text/batcher.h"
 #include "han/core/error.h"
 #include "han/core/io.h"
-#include "han/infer/metrics.h"
+#include "han/infer/evaluation.h"
 #include "han/infer/predictor.h"
-#include "han/core/random.h"
 #include "han/study/statistics.h"
 #include "han/train/trainer.h"
 
@@ -45,14 +44,11 @@ Probes choose_probes(const std::vector<Document>& dev) {
   return p;
 }
 
+// Scored in the batches training scored its dev set in.
 std::optional<SplitScores> scores(const Predictor& predictor, const std::vector<Document>& docs, const Config& cfg,
-                                  std::size_t classes, std::uint64_t seed, PaddingAttention* padding) {
+                                  PaddingAttention* padding) {
   if (docs.empty()) return std::nullopt;
-  const auto batches = evaluation_batches(docs, cfg.batching.strategy, cfg.batching.batch_size, derive_seed(seed, 4));
-  const Matrix probs = predictor.predict(docs, batches, nullptr, padding);
-  std::vector<std::int32_t> gold;
-  for (const Document& d : docs) gold.push_back(d.label);
-  const Metrics m = compute_metrics(gold, argmax_columns(probs), classes);
+  const Metrics m = evaluate(predictor, docs, scoring_batches(docs, cfg), padding);
   return SplitScores{m.accuracy, m.macro_f1};
 }
 
@@ -93,8 +89,8 @@ AblationRun run_one(const Config& cfg, const Corpus& corpus, const Probes& probe
   run.batching = cfg.batching.strategy;
   run.seed = cfg.trainer.seed;
   run.best_epoch = r.best_epoch;
-  run.dev = *scores(predictor, corpus.dev, cfg, corpus.labels.size(), cfg.trainer.seed, &pad);
-  run.test = scores(predictor, corpus.test, cfg, corpus.labels.size(), cfg.trainer.seed, nullptr);
+  run.dev = *scores(predictor, corpus.dev, cfg, &pad);
+  run.test = scores(predictor, corpus.test, cfg, nullptr);
   run.pad_attention_mass = {pad.word(), pad.sentence()};
   run.invariance_error = invariance_error(predictor, corpus, probes);
   run.examples = attention_examples(predictor, corpus, probes);

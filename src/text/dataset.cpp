@@ -332,18 +332,7 @@ std::vector<Example> read_folder(const std::string& path) {
 
 Document encode_with_label(const Example& example, const Tokenizer& tokenizer,
                            const Vocab& vocab, std::int32_t label) {
-  Document doc;
-  doc.label = label;
-  const TokenizedText text = tokenizer.tokenize(example.text);
-  doc.sentences.reserve(text.size());
-  for (const Sentence& sentence : text) {
-    if (sentence.empty()) continue;
-    std::vector<std::int32_t> ids;
-    ids.reserve(sentence.size());
-    for (const std::string& w : sentence) ids.push_back(vocab.id(w));
-    doc.sentences.push_back(std::move(ids));
-  }
-  return doc;
+  return encode_words(tokenizer.tokenize(example.text), vocab, label);
 }
 
 [[noreturn]] void unknown_label(const Example& example, std::size_t n_labels) {
@@ -401,6 +390,20 @@ std::int64_t Document::tokens() const {
   std::int64_t n = 0;
   for (const auto& s : sentences) n += static_cast<std::int64_t>(s.size());
   return n;
+}
+
+Document encode_words(const TokenizedText& text, const Vocab& vocab, std::int32_t label) {
+  Document doc;
+  doc.label = label;
+  doc.sentences.reserve(text.size());
+  for (const Sentence& sentence : text) {
+    if (sentence.empty()) continue;
+    std::vector<std::int32_t> ids;
+    ids.reserve(sentence.size());
+    for (const std::string& w : sentence) ids.push_back(vocab.id(w));
+    doc.sentences.push_back(std::move(ids));
+  }
+  return doc;
 }
 
 std::vector<std::string> collect_labels(const std::vector<Example>& examples) {

@@ -26,4 +26,17 @@ class Rng {
 // Derives an independent stream seed from a base seed and stream labels (epoch, batch, ...).
 std::uint64_t derive_seed(std::uint64_t base, std::uint64_t a, std::uint64_t b = 0);
 
+// The random streams of a training run, each derived from trainer.seed. The values are
+// part of every trained model (change one and the same seed trains another model).
+enum class SeedStream : std::uint64_t {
+  init = 1,         // initial parameters
+  batches = 2,      // the batcher's shuffles
+  dropout = 3,      // dropout masks (labelled by the optimizer step)
+  dev_batches = 4,  // how dev (and ablation test) documents are batched for scoring
+};
+
+inline std::uint64_t derive_seed(std::uint64_t base, SeedStream stream, std::uint64_t b = 0) {
+  return derive_seed(base, static_cast<std::uint64_t>(stream), b);
+}
+
 }  // namespace han

@@ -41,6 +41,8 @@ class Predictor {
   Matrix predict_batch(const std::vector<Document>& docs, const std::vector<Index>& indices,
                        std::vector<Explanation>* explanations = nullptr,
                        PaddingAttention* padding = nullptr) const;
+  // Number of classes: the rows of every probability matrix.
+  Index classes() const { return params_.output.W.rows(); }
 
  private:
   Matrix predict_batch(const std::vector<Document>& docs, const std::vector<Index>& indices, int threads,

@@ -55,6 +55,10 @@ struct Document {
 // kMaxLabels is an error naming the example that brings one too many.
 std::vector<std::string> collect_labels(const std::vector<Example>& examples);
 
+// Maps tokenized text to word ids (for callers that keep the words, e.g. to show
+// attention); label -1 = unknown.
+Document encode_words(const TokenizedText& text, const Vocab& vocab, std::int32_t label = -1);
+
 // Tokenizes and maps to ids. A label not in `labels` is an error naming the example's
 // source (e.g. evaluating on a class the model never saw) unless allow_unknown_labels.
 Document encode(const Example& example, const Tokenizer& tokenizer, const Vocab& vocab,

@@ -7,26 +7,12 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "han/core/config.h"
 #include "han/text/corpus.h"
 #include "han/nn/model.h"
+#include "han/train/epoch_record.h"
 
 namespace han {
-
-struct EpochRecord {
-  int epoch = 0;
-  double train_loss = 0;
-  double dev_accuracy = 0, dev_macro_f1 = 0;  // NaN when there is no dev set
-  double seconds = 0;
-  double docs_per_second = 0, tokens_per_second = 0;  // real tokens
-  double padding_fraction = 0;           // word level: padded / all word slots
-  double sentence_padding_fraction = 0;  // sentence level
-  bool best = false;
-  nlohmann::json to_json() const;  // non-finite figures as null
-  static EpochRecord from_json(const nlohmann::json& j);  // null back to NaN
-};
 
 struct TrainProgress {
   int epoch = 0, epochs = 0;
@@ -35,7 +21,7 @@ struct TrainProgress {
 };
 
 struct TrainOptions {
-  std::string output_dir;  // "" = write nothing; else model.han and metrics.jsonl go here
+  std::string output_dir;  // "" = write nothing; else the run folder (see run_folder.h)
   std::function<void(const EpochRecord&)> on_epoch;
   std::function<void(const TrainProgress&)> on_batch;
   // Checked before every step: when it returns true, the run writes
