@@ -8,24 +8,13 @@
 #include "han/nn/model.h"
 #include "han/infer/predictor.h"
 #include "han/nn/word_input_table.h"
+#include "support/documents.h"
 
 using namespace han;
 
 namespace {
 
-std::vector<Document> documents(int n) {
-  Rng rng(4);
-  std::vector<Document> docs(n);
-  for (Document& d : docs) {
-    const int sentences = 1 + static_cast<int>(rng.below(4));
-    for (int s = 0; s < sentences; ++s) {
-      std::vector<std::int32_t> words(1 + rng.below(7));
-      for (std::int32_t& w : words) w = 2 + static_cast<std::int32_t>(rng.below(28));
-      d.sentences.push_back(words);
-    }
-  }
-  return docs;
-}
+std::vector<Document> documents(int n) { return test::random_documents(n, 4); }
 
 }  // namespace
 
