@@ -10,6 +10,7 @@
 
 #include "han/core/error.h"
 #include "han/core/io.h"
+#include "han/core/json_text.h"
 
 namespace han {
 namespace {
@@ -64,14 +65,6 @@ std::string enum_choices(const char* sep) {
   return out;
 }
 
-// `s` as a JSON string for messages: escapes control characters (one line) and
-// replaces invalid UTF-8 (from the command line) instead of throwing. Long text is cut.
-std::string quote(const std::string& s) {
-  std::string q = json(s.size() > 200 ? s.substr(0, 200) : s).dump(-1, ' ', false, json::error_handler_t::replace);
-  if (s.size() > 200) q += "...";
-  return q;
-}
-
 // `key` names the setting in the message (it may carry an origin prefix).
 template <class E>
 E parse_enum(const std::string& s, const std::string& key) {
@@ -86,7 +79,7 @@ E parse_enum(const std::string& s, const std::string& key) {
     allowed += n;
     allowed += '"';
   }
-  throw Error(key + ": must be one of " + allowed + ", got " + quote(s));
+  throw Error(key + ": must be one of " + allowed + ", got " + quote_excerpt(s));
 }
 
 // ---------------------------------------------------------------------------
@@ -329,7 +322,7 @@ std::string unknown_key_message(const std::string& prefix, const std::string& se
     }
   }
   const std::string full = section.empty() ? key : section + "." + key;
-  return prefix + "unknown key " + quote(full) + suggestion(key, cands);
+  return prefix + "unknown key " + quote_excerpt(full) + suggestion(key, cands);
 }
 
 const KeyInfo* find_key(const std::string& section, const std::string& key) {
@@ -340,34 +333,6 @@ const KeyInfo* find_key(const std::string& section, const std::string& key) {
 }
 
 std::string prefix_of(const std::string& origin) { return origin.empty() ? "" : origin + ": "; }
-
-// Nesting depth of a JSON value, counted without recursion (a hostile file may nest
-// 100000 arrays; recursive printing would overflow the stack).
-std::size_t nesting_depth(const json& v) {
-  std::size_t deepest = 0;
-  std::vector<std::pair<const json*, std::size_t>> todo{{&v, 1}};
-  while (!todo.empty()) {
-    const auto [j, d] = todo.back();
-    todo.pop_back();
-    deepest = std::max(deepest, d);
-    if (j->is_structured()) {
-      for (const auto& child : *j) todo.emplace_back(&child, d + 1);
-    }
-  }
-  return deepest;
-}
-
-std::string show(const json& v) {
-  if (v.is_structured() && nesting_depth(v) > 16) {
-    return std::string("a deeply nested ") + v.type_name();
-  }
-  if (v.is_string() && v.get_ref<const std::string&>().size() > 200) {
-    return json(v.get_ref<const std::string&>().substr(0, 57)).dump(-1, ' ', false, json::error_handler_t::replace) + "...";
-  }
-  std::string s = v.dump(-1, ' ', false, json::error_handler_t::replace);
-  if (s.size() > 60) s = s.substr(0, 57) + "...";
-  return s;
-}
 
 // ---------------------------------------------------------------------------
 // Parsing.
@@ -387,7 +352,7 @@ struct Parser {
   }
 
   [[noreturn]] void type_error(const char* name, const char* expected, const json& v) const {
-    throw Error(where(name) + ": expected " + expected + ", got " + show(v));
+    throw Error(where(name) + ": expected " + expected + ", got " + json_excerpt(v));
   }
 
   void boolean(const char* name, bool& out, const char*) {
@@ -413,7 +378,7 @@ struct Parser {
     }
     if (!ok) {
       throw Error(where(name) + ": must be between " + std::to_string(r.lo) + " and " +
-                  std::to_string(r.hi) + ", got " + show(*v));
+                  std::to_string(r.hi) + ", got " + json_excerpt(*v));
     }
     out = static_cast<Int>(v->get<std::int64_t>());
   }
@@ -424,7 +389,7 @@ struct Parser {
     if (!v->is_number()) type_error(name, "a number", *v);
     const double d = v->get<double>();
     if (!in_range(d, r)) {
-      throw Error(where(name) + ": must be in " + describe(r) + ", got " + show(*v));
+      throw Error(where(name) + ": must be in " + describe(r) + ", got " + json_excerpt(*v));
     }
     out = d;
   }
@@ -467,7 +432,7 @@ struct SectionParser {
     auto it = root->find(name);
     if (it == root->end()) return;
     if (!it->is_object()) {
-      throw Error(prefix + name + ": expected an object, got " + show(*it));
+      throw Error(prefix + name + ": expected an object, got " + json_excerpt(*it));
     }
     Parser p;
     p.prefix = prefix;
@@ -587,26 +552,6 @@ std::pair<std::size_t, std::size_t> line_col(const std::string& text, std::size_
   return {line, col};
 }
 
-// nlohmann's what() is "[json.exception.parse_error.101] parse error at line 1, column 2:
-// syntax error while parsing ..."; keep only the part after the location.
-std::string parse_reason(const std::string& what) {
-  std::size_t at = what.find("parse error");
-  if (at != std::string::npos) {
-    const std::size_t colon = what.find(": ", at);
-    if (colon != std::string::npos) return what.substr(colon + 2);
-  }
-  const std::size_t bracket = what.find("] ");
-  return bracket == std::string::npos ? what : what.substr(bracket + 2);
-}
-
-// The message stays one printable line whatever bytes the excerpt held.
-std::string printable(std::string s) {
-  for (char& c : s) {
-    if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) == 0x7F) c = '?';
-  }
-  return s;
-}
-
 }  // namespace
 
 // ---------------------------------------------------------------------------
@@ -632,7 +577,7 @@ DataFormat parse_data_format(const std::string& s, const std::string& key) {
 Config config_from_json(const nlohmann::json& j, const std::string& origin) {
   const std::string prefix = prefix_of(origin);
   if (!j.is_object()) {
-    throw Error(prefix + "expected a JSON object at the top level, got " + show(j));
+    throw Error(prefix + "expected a JSON object at the top level, got " + json_excerpt(j));
   }
   Config c;
   const KeyLister& kl = key_list();
@@ -660,7 +605,7 @@ void apply_overrides(nlohmann::json& j, const std::vector<std::string>& override
   for (const std::string& o : overrides) {
     const std::size_t eq = o.find('=');
     if (eq == std::string::npos || eq == 0) {
-      throw Error("--set: expected key.path=value, got " + quote(o));
+      throw Error("--set: expected key.path=value, got " + quote_excerpt(o));
     }
     const std::string path = o.substr(0, eq);
     const std::string text = o.substr(eq + 1);
@@ -698,9 +643,9 @@ Config load_config_file(const std::string& path, const std::vector<std::string>&
     const std::size_t pos = e.byte == 0 ? 0 : e.byte - 1;
     const auto [line, col] = line_col(text, pos);
     throw Error(path + ":" + std::to_string(line) + ":" + std::to_string(col) +
-                ": malformed JSON: " + printable(parse_reason(e.what())));
+                ": malformed JSON: " + json_error_reason(e));
   } catch (const json::exception& e) {  // e.g. out_of_range 406: a number like 1e400
-    throw Error(path + ": malformed JSON: " + printable(parse_reason(e.what())));
+    throw Error(path + ": malformed JSON: " + json_error_reason(e));
   }
   apply_overrides(j, overrides);
   Config c = config_from_json(j, path);

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <limits>
 
+#include "han/core/number_text.h"
 #include "han/study/html.h"
 
 namespace han {
@@ -13,11 +14,7 @@ using nlohmann::json;
 
 const char* kColors[] = {"#d62728", "#1f77b4", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf"};
 
-std::string num(double x, int digits = 4) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, x);
-  return buf;
-}
+std::string num(double x, int digits = 4) { return format_fixed(x, digits); }
 
 std::string variant_name(const json& v) { return v["mask"].get<std::string>() + " / " + v["batching"].get<std::string>(); }
 
