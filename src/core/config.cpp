@@ -1,7 +1,6 @@
 #include "han/core/config.h"
 
 #include <algorithm>
-#include <array>
 #include <cstdint>
 #include <filesystem>
 #include <set>
@@ -17,69 +16,15 @@ namespace {
 
 using nlohmann::json;
 
-// ---------------------------------------------------------------------------
-// Enum names. Each enum's values are 0..n-1, in the order of this table.
-
+// Enum names, for the reference and type errors: "a|b|c".
 template <class E>
-struct EnumNames;
-template <>
-struct EnumNames<MaskMode> {
-  static constexpr std::array<const char*, 3> names = {"none", "renorm", "additive"};
-};
-template <>
-struct EnumNames<Pooling> {
-  static constexpr std::array<const char*, 2> names = {"attention", "mean"};
-};
-template <>
-struct EnumNames<BatchStrategy> {
-  static constexpr std::array<const char*, 2> names = {"bucket", "random"};
-};
-template <>
-struct EnumNames<DataFormat> {
-  static constexpr std::array<const char*, 4> names = {"jsonl", "fasttext", "tsv", "folder"};
-};
-template <>
-struct EnumNames<OptimizerName> {
-  static constexpr std::array<const char*, 2> names = {"adam", "sgd"};
-};
-template <>
-struct EnumNames<LrSchedule> {
-  static constexpr std::array<const char*, 2> names = {"constant", "linear"};
-};
-
-template <class E>
-const char* enum_to_string(E e) {
-  const auto& names = EnumNames<E>::names;
-  const auto i = static_cast<std::size_t>(e);
-  HAN_ASSERT(i < names.size());
-  return names[i];
-}
-
-template <class E>
-std::string enum_choices(const char* sep) {
+std::string enum_choices() {
   std::string out;
-  for (const char* n : EnumNames<E>::names) {
-    if (!out.empty()) out += sep;
+  for (const std::string& n : enum_names<E>()) {
+    if (!out.empty()) out += '|';
     out += n;
   }
   return out;
-}
-
-// `key` names the setting in the message (it may carry an origin prefix).
-template <class E>
-E parse_enum(const std::string& s, const std::string& key) {
-  const auto& names = EnumNames<E>::names;
-  for (std::size_t i = 0; i < names.size(); ++i) {
-    if (s == names[i]) return static_cast<E>(i);
-  }
-  std::string allowed;
-  for (const char* n : names) {
-    if (!allowed.empty()) allowed += ", ";
-    allowed += '"';
-    allowed += n;
-    allowed += '"';
-  }
-  throw Error(key + ": must be one of " + allowed + ", got " + quote_excerpt(s));
 }
 
 // ---------------------------------------------------------------------------
@@ -417,7 +362,7 @@ struct Parser {
     const json* v = get(name);
     if (!v) return;
     if (!v->is_string()) {
-      type_error(name, ("one of " + enum_choices<E>("|")).c_str(), *v);
+      type_error(name, ("one of " + enum_choices<E>()).c_str(), *v);
     }
     out = parse_enum<E>(v->get<std::string>(), where(name));
   }
@@ -470,7 +415,7 @@ struct Writer {
     (*out)[n] = v.empty() ? json(nullptr) : json(v);
   }
   template <class E>
-  void enumeration(const char* n, E& v, const char*) { (*out)[n] = enum_to_string(v); }
+  void enumeration(const char* n, E& v, const char*) { (*out)[n] = to_string(v); }
 };
 
 // ---------------------------------------------------------------------------
@@ -507,7 +452,7 @@ struct Referencer {
   }
   template <class E>
   void enumeration(const char* n, E& v, const char* d) {
-    add(n, enum_to_string(v), enum_choices<E>("|"), d);
+    add(n, to_string(v), enum_choices<E>(), d);
   }
 };
 
@@ -556,23 +501,6 @@ std::pair<std::size_t, std::size_t> line_col(const std::string& text, std::size_
 
 // ---------------------------------------------------------------------------
 // Public API.
-
-const char* to_string(MaskMode m) { return enum_to_string(m); }
-const char* to_string(Pooling p) { return enum_to_string(p); }
-const char* to_string(BatchStrategy s) { return enum_to_string(s); }
-const char* to_string(DataFormat f) { return enum_to_string(f); }
-const char* to_string(OptimizerName o) { return enum_to_string(o); }
-const char* to_string(LrSchedule s) { return enum_to_string(s); }
-
-MaskMode parse_mask_mode(const std::string& s, const std::string& key) {
-  return parse_enum<MaskMode>(s, key);
-}
-BatchStrategy parse_batch_strategy(const std::string& s, const std::string& key) {
-  return parse_enum<BatchStrategy>(s, key);
-}
-DataFormat parse_data_format(const std::string& s, const std::string& key) {
-  return parse_enum<DataFormat>(s, key);
-}
 
 Config config_from_json(const nlohmann::json& j, const std::string& origin) {
   const std::string prefix = prefix_of(origin);
