@@ -428,3 +428,31 @@ TEST_CASE("kill -9 while models are being written never leaves a broken model fi
   }
   CHECK(checked >= 3);  // (a kill during a write may leave a temp file beside it; never a broken model.han)
 }
+
+TEST_CASE("error messages quote bad input briefly and list choices from the enum tables", "[cli][errors]") {
+  const CliFixture& f = cli_fixture();
+  TempDir tmp;
+  const auto d = tmp.path;
+  SECTION("a huge label is quoted in part, on one short line") {
+    write(d / "long_label.tsv", std::string(5000, 'x') + "\tsome text\n");
+    const RunResult r = run(han_cmd("eval --format tsv --model " + f.model + " --data " + (d / "long_label.tsv").string()));
+    check_user_error(r, "long_label.tsv:1: label \"" + std::string(200, 'x') + "\"... is longer than 1024 bytes");
+    CHECK(r.err.size() < 400);
+  }
+  SECTION("malformed config JSON: the reason without the parser's preamble or raw bytes") {
+    write(d / "cut.json", "{\"model\": {\"mask\": \"ren\xff");
+    const RunResult r = run(han_cmd("train --config " + (d / "cut.json").string()));
+    check_user_error(r, "cut.json:1:24: malformed JSON: invalid string: ill-formed UTF-8 byte");
+    CHECK(r.err.find("last read") == std::string::npos);
+    CHECK(r.err.find("syntax error while parsing") == std::string::npos);
+  }
+  SECTION("enum values: the config and the command line offer the same names") {
+    write(d / "mask.json", "{\"model\": {\"mask\": \"zero\"}}");
+    check_user_error(run(han_cmd("train --config " + (d / "mask.json").string())),
+                     "model.mask: must be one of \"none\", \"renorm\", \"additive\", got \"zero\"");
+    check_user_error(run(han_cmd("ablate --config " + (d / "mask.json").string() + " --masks none,zero")),
+                     "{none,renorm,additive}");
+    check_user_error(run(han_cmd("ablate --config " + (d / "mask.json").string() + " --batching sorted")),
+                     "{bucket,random}");
+  }
+}

@@ -27,7 +27,7 @@ struct Read {
 
 // Every line of `bytes`, read from a regular file as a data file is.
 Read read_all(const std::string& bytes, bool cr_ends_line,
-              std::size_t max_line_bytes = LineReader::kDefaultMaxLineBytes) {
+              std::size_t max_line_bytes = han::kMaxLineBytes) {
   TempDir tmp;
   const std::string path = tmp.write("input", bytes);
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);

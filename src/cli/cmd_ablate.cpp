@@ -21,8 +21,8 @@ struct AblateArgs {
   std::vector<std::string> overrides;
   std::string output;
   int seeds = 3;
-  std::vector<std::string> masks = {"none", "renorm", "additive"};
-  std::vector<std::string> batchings = {"bucket", "random"};
+  std::vector<std::string> masks = enum_names<MaskMode>();
+  std::vector<std::string> batchings = enum_names<BatchStrategy>();
   LogOptions log;
 };
 
@@ -35,9 +35,9 @@ void run_ablate(AblateArgs& a) {
   options.seeds.clear();
   for (int s = 1; s <= a.seeds; ++s) options.seeds.push_back(cfg.trainer.seed + static_cast<std::uint64_t>(s - 1));
   options.masks.clear();
-  for (const auto& m : a.masks) options.masks.push_back(parse_mask_mode(m, "--masks"));
+  for (const auto& m : a.masks) options.masks.push_back(parse_enum<MaskMode>(m, "--masks"));
   options.batchings.clear();
-  for (const auto& b : a.batchings) options.batchings.push_back(parse_batch_strategy(b, "--batching"));
+  for (const auto& b : a.batchings) options.batchings.push_back(parse_enum<BatchStrategy>(b, "--batching"));
   options.log = [](const std::string& line) { spdlog::info("{}", line); };
   const Corpus corpus = load_corpus(cfg);
   const AblationResult result = run_ablation(cfg, corpus, options);
@@ -58,9 +58,9 @@ void add_ablate_command(CLI::App& app) {
   cmd->add_option("-o,--output", args->output, "Output folder (default: runs/ablate-<config name>); finished runs are re-used");
   cmd->add_option("-n,--seeds", args->seeds, "Seeds per variant (trainer.seed, +1, ...)")->default_val(3)->check(CLI::Range(1, 1000));
   cmd->add_option("--masks", args->masks, "Mask modes to compare")
-      ->delimiter(',')->check(CLI::IsMember({"none", "renorm", "additive"}));
+      ->delimiter(',')->check(CLI::IsMember(enum_names<MaskMode>()));
   cmd->add_option("--batching", args->batchings, "Batching strategies to compare")
-      ->delimiter(',')->check(CLI::IsMember({"bucket", "random"}));
+      ->delimiter(',')->check(CLI::IsMember(enum_names<BatchStrategy>()));
   add_log_options(*cmd, args->log);
   cmd->callback([args] { run_ablate(*args); });
 }

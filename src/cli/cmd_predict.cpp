@@ -16,7 +16,10 @@
 #include "han/core/error.h"
 #include "han/study/html.h"
 #include "han/core/io.h"
+#include "han/core/json_text.h"
+#include "han/core/limits.h"
 #include "han/core/line_reader.h"
+#include "han/core/number_text.h"
 #include "han/infer/predictor.h"
 #include "logging.h"
 
@@ -68,11 +71,11 @@ class Output {
         for (const auto& [label, p] : top) j["top_k"].push_back({{"label", label}, {"probability", p}});
         if (items[i].has_gold) j["gold"] = items[i].gold;
         if (a_.explain) j["attention"] = explanation_json(items[i].words, explanations[i]);
-        emit(j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+        emit(dump_one_line(j));
       } else {
         std::string line = items[i].path.empty() ? "" : items[i].path + "\t";
         for (std::size_t k = 0; k < top.size(); ++k)
-          line += (k ? "\t" : "") + top[k].first + "\t" + probability(top[k].second);
+          line += (k ? "\t" : "") + top[k].first + "\t" + format_fixed(top[k].second, 4);
         if (items[i].has_gold) line += "\t" + items[i].gold;
         emit(line);
       }
@@ -103,12 +106,6 @@ class Output {
     std::vector<std::pair<std::string, double>> out;
     for (std::size_t i = 0; i < k; ++i) out.emplace_back(c_.labels[order[i]], p(order[i]));
     return out;
-  }
-
-  static std::string probability(double p) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.4f", p);
-    return buf;
   }
 
   static nlohmann::ordered_json explanation_json(const TokenizedText& words, const Explanation& e) {
@@ -184,7 +181,7 @@ void read_lines(Runner& runner, int fd, const std::string& name, bool jsonl) {
     } else {
       const std::string where = name + ":" + std::to_string(reader.line_number());
       if (reader.truncated())
-        throw han::Error(where + ": line is longer than " + std::to_string(kMaxLineBytes >> 20) + " MiB");
+        throw han::Error(where + ": " + line_too_long(kMaxLineBytes));
       Example e = parse_jsonl_record(line, where, false);
       item.gold = e.label;
       item.has_gold = e.has_label;

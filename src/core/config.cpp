@@ -1,7 +1,6 @@
 #include "han/core/config.h"
 
 #include <algorithm>
-#include <array>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -12,83 +11,22 @@
 #include "han/core/error.h"
 #include "han/core/io.h"
 #include "han/core/suggest.h"
+#include "han/core/json_text.h"
 
 namespace han {
 namespace {
 
 using nlohmann::json;
 
-// ---------------------------------------------------------------------------
-// Enum names. Each enum's values are 0..n-1, in the order of this table.
-
+// Enum names, for the reference and type errors: "a|b|c".
 template <class E>
-struct EnumNames;
-template <>
-struct EnumNames<MaskMode> {
-  static constexpr std::array<const char*, 3> names = {"none", "renorm", "additive"};
-};
-template <>
-struct EnumNames<Pooling> {
-  static constexpr std::array<const char*, 2> names = {"attention", "mean"};
-};
-template <>
-struct EnumNames<BatchStrategy> {
-  static constexpr std::array<const char*, 2> names = {"bucket", "random"};
-};
-template <>
-struct EnumNames<DataFormat> {
-  static constexpr std::array<const char*, 4> names = {"jsonl", "fasttext", "tsv", "folder"};
-};
-template <>
-struct EnumNames<OptimizerName> {
-  static constexpr std::array<const char*, 2> names = {"adam", "sgd"};
-};
-template <>
-struct EnumNames<LrSchedule> {
-  static constexpr std::array<const char*, 2> names = {"constant", "linear"};
-};
-
-template <class E>
-const char* enum_to_string(E e) {
-  const auto& names = EnumNames<E>::names;
-  const auto i = static_cast<std::size_t>(e);
-  HAN_ASSERT(i < names.size());
-  return names[i];
-}
-
-template <class E>
-std::string enum_choices(const char* sep) {
+std::string enum_choices() {
   std::string out;
-  for (const char* n : EnumNames<E>::names) {
-    if (!out.empty()) out += sep;
+  for (const std::string& n : enum_names<E>()) {
+    if (!out.empty()) out += '|';
     out += n;
   }
   return out;
-}
-
-// `s` as a JSON string for messages: escapes control characters (one line) and
-// replaces invalid UTF-8 (from the command line) instead of throwing. Long text is cut.
-std::string quote(const std::string& s) {
-  std::string q = json(s.size() > 200 ? s.substr(0, 200) : s).dump(-1, ' ', false, json::error_handler_t::replace);
-  if (s.size() > 200) q += "...";
-  return q;
-}
-
-// `key` names the setting in the message (it may carry an origin prefix).
-template <class E>
-E parse_enum(const std::string& s, const std::string& key) {
-  const auto& names = EnumNames<E>::names;
-  for (std::size_t i = 0; i < names.size(); ++i) {
-    if (s == names[i]) return static_cast<E>(i);
-  }
-  std::string allowed;
-  for (const char* n : names) {
-    if (!allowed.empty()) allowed += ", ";
-    allowed += '"';
-    allowed += n;
-    allowed += '"';
-  }
-  throw Error(key + ": must be one of " + allowed + ", got " + quote(s));
 }
 
 // ---------------------------------------------------------------------------
@@ -274,7 +212,7 @@ std::string unknown_key_message(const std::string& prefix, const std::string& se
     }
   }
   const std::string full = section.empty() ? key : section + "." + key;
-  return prefix + "unknown key " + quote(full) + suggestion(key, cands);
+  return prefix + "unknown key " + quote_excerpt(full) + suggestion(key, cands);
 }
 
 const KeyInfo* find_key(const std::string& section, const std::string& key) {
@@ -285,34 +223,6 @@ const KeyInfo* find_key(const std::string& section, const std::string& key) {
 }
 
 std::string prefix_of(const std::string& origin) { return origin.empty() ? "" : origin + ": "; }
-
-// Nesting depth of a JSON value, counted without recursion (a hostile file may nest
-// 100000 arrays; recursive printing would overflow the stack).
-std::size_t nesting_depth(const json& v) {
-  std::size_t deepest = 0;
-  std::vector<std::pair<const json*, std::size_t>> todo{{&v, 1}};
-  while (!todo.empty()) {
-    const auto [j, d] = todo.back();
-    todo.pop_back();
-    deepest = std::max(deepest, d);
-    if (j->is_structured()) {
-      for (const auto& child : *j) todo.emplace_back(&child, d + 1);
-    }
-  }
-  return deepest;
-}
-
-std::string show(const json& v) {
-  if (v.is_structured() && nesting_depth(v) > 16) {
-    return std::string("a deeply nested ") + v.type_name();
-  }
-  if (v.is_string() && v.get_ref<const std::string&>().size() > 200) {
-    return json(v.get_ref<const std::string&>().substr(0, 57)).dump(-1, ' ', false, json::error_handler_t::replace) + "...";
-  }
-  std::string s = v.dump(-1, ' ', false, json::error_handler_t::replace);
-  if (s.size() > 60) s = s.substr(0, 57) + "...";
-  return s;
-}
 
 // ---------------------------------------------------------------------------
 // Parsing.
@@ -332,7 +242,7 @@ struct Parser {
   }
 
   [[noreturn]] void type_error(const char* name, const char* expected, const json& v) const {
-    throw Error(where(name) + ": expected " + expected + ", got " + show(v));
+    throw Error(where(name) + ": expected " + expected + ", got " + json_excerpt(v));
   }
 
   void boolean(const char* name, bool& out, const char*) {
@@ -358,7 +268,7 @@ struct Parser {
     }
     if (!ok) {
       throw Error(where(name) + ": must be between " + std::to_string(r.lo) + " and " +
-                  std::to_string(r.hi) + ", got " + show(*v));
+                  std::to_string(r.hi) + ", got " + json_excerpt(*v));
     }
     out = static_cast<Int>(v->get<std::int64_t>());
   }
@@ -369,7 +279,7 @@ struct Parser {
     if (!v->is_number()) type_error(name, "a number", *v);
     const double d = v->get<double>();
     if (!in_range(d, r)) {
-      throw Error(where(name) + ": must be in " + describe(r) + ", got " + show(*v));
+      throw Error(where(name) + ": must be in " + describe(r) + ", got " + json_excerpt(*v));
     }
     out = d;
   }
@@ -397,7 +307,7 @@ struct Parser {
     const json* v = get(name);
     if (!v) return;
     if (!v->is_string()) {
-      type_error(name, ("one of " + enum_choices<E>("|")).c_str(), *v);
+      type_error(name, ("one of " + enum_choices<E>()).c_str(), *v);
     }
     out = parse_enum<E>(v->get<std::string>(), where(name));
   }
@@ -412,7 +322,7 @@ struct SectionParser {
     auto it = root->find(name);
     if (it == root->end()) return;
     if (!it->is_object()) {
-      throw Error(prefix + name + ": expected an object, got " + show(*it));
+      throw Error(prefix + name + ": expected an object, got " + json_excerpt(*it));
     }
     Parser p;
     p.prefix = prefix;
@@ -450,7 +360,7 @@ struct Writer {
     (*out)[n] = v.empty() ? json(nullptr) : json(v);
   }
   template <class E>
-  void enumeration(const char* n, E& v, const char*) { (*out)[n] = enum_to_string(v); }
+  void enumeration(const char* n, E& v, const char*) { (*out)[n] = to_string(v); }
 };
 
 // ---------------------------------------------------------------------------
@@ -487,7 +397,7 @@ struct Referencer {
   }
   template <class E>
   void enumeration(const char* n, E& v, const char* d) {
-    add(n, enum_to_string(v), enum_choices<E>("|"), d);
+    add(n, to_string(v), enum_choices<E>(), d);
   }
 };
 
@@ -532,52 +442,15 @@ std::pair<std::size_t, std::size_t> line_col(const std::string& text, std::size_
   return {line, col};
 }
 
-// nlohmann's what() is "[json.exception.parse_error.101] parse error at line 1, column 2:
-// syntax error while parsing ..."; keep only the part after the location.
-std::string parse_reason(const std::string& what) {
-  std::size_t at = what.find("parse error");
-  if (at != std::string::npos) {
-    const std::size_t colon = what.find(": ", at);
-    if (colon != std::string::npos) return what.substr(colon + 2);
-  }
-  const std::size_t bracket = what.find("] ");
-  return bracket == std::string::npos ? what : what.substr(bracket + 2);
-}
-
-// The message stays one printable line whatever bytes the excerpt held.
-std::string printable(std::string s) {
-  for (char& c : s) {
-    if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) == 0x7F) c = '?';
-  }
-  return s;
-}
-
 }  // namespace
 
 // ---------------------------------------------------------------------------
 // Public API.
 
-const char* to_string(MaskMode m) { return enum_to_string(m); }
-const char* to_string(Pooling p) { return enum_to_string(p); }
-const char* to_string(BatchStrategy s) { return enum_to_string(s); }
-const char* to_string(DataFormat f) { return enum_to_string(f); }
-const char* to_string(OptimizerName o) { return enum_to_string(o); }
-const char* to_string(LrSchedule s) { return enum_to_string(s); }
-
-MaskMode parse_mask_mode(const std::string& s, const std::string& key) {
-  return parse_enum<MaskMode>(s, key);
-}
-BatchStrategy parse_batch_strategy(const std::string& s, const std::string& key) {
-  return parse_enum<BatchStrategy>(s, key);
-}
-DataFormat parse_data_format(const std::string& s, const std::string& key) {
-  return parse_enum<DataFormat>(s, key);
-}
-
 Config config_from_json(const nlohmann::json& j, const std::string& origin) {
   const std::string prefix = prefix_of(origin);
   if (!j.is_object()) {
-    throw Error(prefix + "expected a JSON object at the top level, got " + show(j));
+    throw Error(prefix + "expected a JSON object at the top level, got " + json_excerpt(j));
   }
   Config c;
   const KeyLister& kl = key_list();
@@ -604,7 +477,7 @@ nlohmann::json config_to_json(const Config& c) {
 // UTF-8 must not break the one-line error).
 std::string shown_override(const std::string& o) {
   const bool plain = std::all_of(o.begin(), o.end(), [](char c) { return c >= 0x20 && c < 0x7F; });
-  return "--set " + (plain ? o : quote(o));
+  return "--set " + (plain ? o : quote_excerpt(o));
 }
 
 // `--set section=value`: name the section's keys instead of suggesting the section itself.
@@ -613,7 +486,7 @@ std::string shown_override(const std::string& o) {
   if (dot == std::string::npos) {
     for (const KeyInfo& k : key_list().keys) {
       if (k.section != path) continue;
-      throw Error(shown_override(override_text) + ": " + quote(path) + " is a section: set one of its keys, as in --set " +
+      throw Error(shown_override(override_text) + ": " + quote_excerpt(path) + " is a section: set one of its keys, as in --set " +
                   k.path() + "=...");
     }
     throw Error(unknown_key_message("--set: ", "", path));
@@ -644,7 +517,7 @@ void apply_overrides(nlohmann::json& j, const std::vector<std::string>& override
   for (const std::string& o : overrides) {
     const std::size_t eq = o.find('=');
     if (eq == std::string::npos || eq == 0) {
-      throw Error("--set: expected key.path=value, got " + quote(o));
+      throw Error("--set: expected key.path=value, got " + quote_excerpt(o));
     }
     const std::string path = o.substr(0, eq);
     const std::size_t dot = path.find('.');
@@ -679,7 +552,7 @@ json::parser_callback_t refuse_duplicate_keys(const std::string& path) {
       Open& o = open->back();
       o.last_key = parsed.get<std::string>();
       if (!o.seen.insert(o.last_key).second)
-        throw Error(path + ": " + quote(o.prefix + o.last_key) + " is given twice (a key may appear once)");
+        throw Error(path + ": " + quote_excerpt(o.prefix + o.last_key) + " is given twice (a key may appear once)");
     }
     return true;
   };
@@ -695,9 +568,9 @@ Config load_config_file(const std::string& path, const std::vector<std::string>&
     const std::size_t pos = e.byte == 0 ? 0 : e.byte - 1;
     const auto [line, col] = line_col(text, pos);
     throw Error(path + ":" + std::to_string(line) + ":" + std::to_string(col) +
-                ": malformed JSON: " + printable(parse_reason(e.what())));
+                ": malformed JSON: " + json_error_reason(e));
   } catch (const json::exception& e) {  // e.g. out_of_range 406: a number like 1e400
-    throw Error(path + ": malformed JSON: " + printable(parse_reason(e.what())));
+    throw Error(path + ": malformed JSON: " + json_error_reason(e));
   }
   apply_overrides(j, overrides);
   Config c = config_from_json(j, path);

@@ -6,6 +6,7 @@
 
 #include "han/core/error.h"
 #include "han/core/io.h"
+#include "han/core/json_text.h"
 
 namespace han {
 namespace {
@@ -70,20 +71,6 @@ class Reader {
 
 // A real header nests about four levels (header, config, section, value).
 constexpr std::size_t kMaxHeaderDepth = 64;
-
-// Whether `j` nests deeper than `limit` levels, checked without recursion.
-bool nesting_exceeds(const nlohmann::json& j, std::size_t limit) {
-  std::vector<std::pair<const nlohmann::json*, std::size_t>> todo{{&j, 1}};
-  while (!todo.empty()) {
-    const auto [v, depth] = todo.back();
-    todo.pop_back();
-    if (depth > limit) return true;
-    if (v->is_structured()) {
-      for (const auto& child : *v) todo.emplace_back(&child, depth + 1);
-    }
-  }
-  return false;
-}
 
 // Byte count of a rows x cols float32 tensor, or false if it exceeds `limit`.
 bool tensor_bytes(std::uint32_t rows, std::uint32_t cols, std::size_t limit, std::uint64_t* n) {
@@ -213,7 +200,7 @@ ModelFileContents parse_model(const std::string& bytes, const std::string& origi
     throw corrupted("header is not a JSON object");
   }
   // Callers copy and print parts of the header, which recurses: refuse absurd nesting.
-  if (nesting_exceeds(out.header, kMaxHeaderDepth)) throw corrupted("header is nested too deeply");
+  if (json_nesting_exceeds(out.header, kMaxHeaderDepth)) throw corrupted("header is nested too deeply");
   const std::uint32_t count = r.u32();
   if (!r.ok()) throw corrupted("missing tensor count");
   std::set<std::string> names;

@@ -2,7 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
+
+#include "han/core/number_text.h"
 
 namespace han {
 
@@ -22,16 +23,6 @@ std::string html_escape(std::string_view text) {
   return out;
 }
 
-namespace {
-
-std::string fixed(double x, int digits) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, x);
-  return buf;
-}
-
-}  // namespace
-
 std::string attention_css() {
   return R"(section.doc{border:1px solid #ccd;border-radius:6px;margin:1em 0;padding:.6em 1em;background:#fff}
 section.doc h2{font-size:1em;margin:.2em 0 .5em 0}
@@ -46,12 +37,12 @@ section.doc h2{font-size:1em;margin:.2em 0 .5em 0}
 std::string attention_section(const AttentionView& v) {
   std::string out = "<section class=\"doc\"><h2>" + html_escape(v.heading) + "</h2><p>";
   if (!v.top_k.empty())
-    out += "<span class=\"pred\">" + html_escape(v.top_k[0].first) + "</span> " + fixed(v.top_k[0].second, 3);
+    out += "<span class=\"pred\">" + html_escape(v.top_k[0].first) + "</span> " + format_fixed(v.top_k[0].second, 3);
   if (!v.gold.empty()) out += " <span class=\"gold\">(gold: " + html_escape(v.gold) + ")</span>";
   if (v.top_k.size() > 1) {
     out += " <span class=\"topk\">then";
     for (std::size_t i = 1; i < v.top_k.size(); ++i)
-      out += " " + html_escape(v.top_k[i].first) + " " + fixed(v.top_k[i].second, 3);
+      out += " " + html_escape(v.top_k[i].first) + " " + format_fixed(v.top_k[i].second, 3);
     out += "</span>";
   }
   out += "</p>";
@@ -65,14 +56,14 @@ std::string attention_section(const AttentionView& v) {
     for (float w : v.explanation.word_weights[s]) max_w = std::max(max_w, std::sqrt(static_cast<double>(sw[s])) * w);
   for (std::size_t s = 0; s < sw.size() && s < v.words.size(); ++s) {
     const double shade = sw[s] / max_s;
-    out += "<div class=\"sent\"><span class=\"sbar\" title=\"sentence weight " + fixed(sw[s], 4) +
-           "\" style=\"background:rgba(200,30,30," + fixed(0.15 + 0.85 * shade, 3) + ")\">" +
-           fixed(sw[s], 2) + "</span><span class=\"words\">";
+    out += "<div class=\"sent\"><span class=\"sbar\" title=\"sentence weight " + format_fixed(sw[s], 4) +
+           "\" style=\"background:rgba(200,30,30," + format_fixed(0.15 + 0.85 * shade, 3) + ")\">" +
+           format_fixed(sw[s], 2) + "</span><span class=\"words\">";
     const auto& ww = v.explanation.word_weights[s];
     for (std::size_t w = 0; w < v.words[s].size() && w < ww.size(); ++w) {
       const double intensity = std::sqrt(static_cast<double>(sw[s])) * ww[w] / max_w;
-      out += "<span class=\"w\" title=\"" + fixed(ww[w], 4) + "\" style=\"background:rgba(30,90,220," +
-             fixed(intensity, 3) + (intensity > 0.6 ? ");color:#fff" : ")") + "\">" + html_escape(v.words[s][w]) +
+      out += "<span class=\"w\" title=\"" + format_fixed(ww[w], 4) + "\" style=\"background:rgba(30,90,220," +
+             format_fixed(intensity, 3) + (intensity > 0.6 ? ");color:#fff" : ")") + "\">" + html_escape(v.words[s][w]) +
              "</span> ";
     }
     out += "</span></div>";

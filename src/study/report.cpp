@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "han/study/ablation_table.h"
+#include "han/core/number_text.h"
 #include "han/study/html.h"
 
 namespace han {
@@ -12,11 +13,7 @@ namespace {
 
 const char* kColors[] = {"#d62728", "#1f77b4", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf"};
 
-std::string num(double x, int digits = 4) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, x);
-  return buf;
-}
+std::string num(double x, int digits = 4) { return format_fixed(x, digits); }
 
 std::string variant_name(const AblationVariant& v) {
   return std::string(to_string(v.mask)) + " / " + to_string(v.batching);

@@ -16,7 +16,9 @@
 
 #include "han/core/error.h"
 #include "han/core/io.h"
+#include "han/core/json_text.h"
 #include "han/core/line_reader.h"
+#include "han/core/utf8.h"
 
 namespace han {
 namespace {
@@ -43,33 +45,10 @@ std::string_view trim(std::string_view s) {
   return s.substr(b, e - b + 1);
 }
 
-// A short, single-line reason from nlohmann's error text, e.g.
-// "[json.exception.parse_error.101] parse error at line 1, column 8: syntax error while
-// parsing object - unexpected end of input; expected '}'" -> "column 8: unexpected end
-// of input; expected '}'". The "last read" excerpt is dropped: it may hold raw bytes.
-std::string short_json_reason(const json::exception& e, std::size_t byte) {
-  std::string_view what = e.what();
-  std::string_view reason = what;
-  if (const auto colon = what.find(": "); colon != std::string_view::npos &&
-                                          what.find("parse error") != std::string_view::npos) {
-    reason = what.substr(colon + 2);
-  } else if (const auto bracket = what.find("] "); bracket != std::string_view::npos) {
-    reason = what.substr(bracket + 2);  // e.g. "number overflow parsing '1e400'"
-  }
-  if (const auto dash = reason.find(" - "); reason.substr(0, 13) == "syntax error " &&
-                                            dash != std::string_view::npos) {
-    reason = reason.substr(dash + 3);
-  }
-  std::string out(reason);
-  if (const auto lr = out.find("; last read: "); lr != std::string::npos) {
-    const auto ex = out.find("; expected ", lr);
-    out = out.substr(0, lr) + (ex == std::string::npos ? std::string() : out.substr(ex));
-  }
-  // Keep the message one printable line whatever bytes the excerpt held.
-  for (char& c : out) {
-    if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7F) c = '?';
-  }
-  return byte > 0 ? "column " + std::to_string(byte) + ": " + out : out;
+// The parser's reason for a syntax error, one printable line, with the column.
+std::string syntax_error(const json::exception& e, std::size_t column) {
+  const std::string reason = json_error_reason(e);
+  return column > 0 ? "column " + std::to_string(column) + ": " + reason : reason;
 }
 
 // One JSON Lines record, read by events: only the top-level "text" and "label" values
@@ -108,7 +87,7 @@ class RecordReader : public nlohmann::json_sax<json> {
     return true;
   }
   bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception& e) override {
-    error = short_json_reason(static_cast<const json::exception&>(e), position);
+    error = syntax_error(static_cast<const json::exception&>(e), position);
     return false;
   }
 
@@ -141,39 +120,22 @@ class RecordReader : public nlohmann::json_sax<json> {
   Field* current_ = nullptr;
 };
 
-std::string json_quoted(std::string_view s) {
-  return json(std::string(s)).dump(-1, ' ', false, json::error_handler_t::replace);
-}
-
 // A label must be printable on one line of tsv output: non-empty, valid UTF-8, no control
 // characters (tabs and line breaks included).
 void check_label(std::string_view label, const std::string& where) {
+  const auto* bytes = reinterpret_cast<const unsigned char*>(label.data());
   for (std::size_t i = 0; i < label.size();) {
-    const auto c = static_cast<unsigned char>(label[i]);
+    char32_t c;
+    const std::size_t length = decode_utf8(bytes + i, label.size() - i, c);
+    if (length == 0) throw Error(where + ": label " + quote_excerpt(label) + " is not valid UTF-8");
     if (c < 0x20 || c == 0x7F) {
-      throw Error(where + ": label " + json_quoted(label) +
+      throw Error(where + ": label " + quote_excerpt(label) +
                   " contains a control character (tab, line break, ...)");
     }
-    std::size_t len = 1;
-    if (c >= 0x80) {
-      len = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : 2;
-      bool ok = c >= 0xC2 && c <= 0xF4 && i + len <= label.size();
-      for (std::size_t k = 1; ok && k < len; ++k) {
-        ok = (static_cast<unsigned char>(label[i + k]) & 0xC0) == 0x80;
-      }
-      if (ok && len == 3) {
-        const auto c1 = static_cast<unsigned char>(label[i + 1]);
-        ok = !(c == 0xE0 && c1 < 0xA0) && !(c == 0xED && c1 >= 0xA0);
-      } else if (ok && len == 4) {
-        const auto c1 = static_cast<unsigned char>(label[i + 1]);
-        ok = !(c == 0xF0 && c1 < 0x90) && !(c == 0xF4 && c1 >= 0x90);
-      }
-      if (!ok) throw Error(where + ": label " + json_quoted(label) + " is not valid UTF-8");
-    }
-    i += len;
+    i += length;
   }
   if (label.size() > kMaxLabelBytes) {
-    throw Error(where + ": label " + json_quoted(label) + " is longer than " +
+    throw Error(where + ": label " + quote_excerpt(label) + " is longer than " +
                 std::to_string(kMaxLabelBytes) + " bytes");
   }
 }
@@ -272,8 +234,7 @@ std::vector<Example> read_line_file(const std::string& path, DataFormat format,
     if (!is_blank(view)) {
       const std::string where = path + ":" + std::to_string(line_no);
       if (format == DataFormat::jsonl && line.size() > kMaxRecordBytes) {
-        throw Error(where + ": line is longer than " + std::to_string(kMaxRecordBytes >> 20) +
-                    " MiB");
+        throw Error(where + ": " + line_too_long(kMaxRecordBytes));
       }
       out.push_back(parse_line(view, where, format, require_labels));
     }
@@ -336,7 +297,7 @@ Document encode_with_label(const Example& example, const Tokenizer& tokenizer,
 }
 
 [[noreturn]] void unknown_label(const Example& example, std::size_t n_labels) {
-  throw Error(example.source + ": label " + json_quoted(example.label) + " is not one of the model's " +
+  throw Error(example.source + ": label " + quote_excerpt(example.label) + " is not one of the model's " +
               std::to_string(n_labels) + " labels");
 }
 
@@ -348,7 +309,7 @@ Example parse_jsonl_record(std::string_view line, const std::string& where, bool
     const std::string_view body = strip_bom(line);
     json::sax_parse(body.begin(), body.end(), &reader);
   } catch (const json::exception& e) {  // thrown by nlohmann outside the SAX callbacks
-    throw Error(where + ": malformed JSON: " + short_json_reason(e, 0));
+    throw Error(where + ": malformed JSON: " + json_error_reason(e));
   }
   if (!reader.error.empty()) throw Error(where + ": malformed JSON: " + reader.error);
   if (reader.top_type && std::strcmp(reader.top_type, "object") != 0) {
@@ -390,20 +351,6 @@ std::int64_t Document::tokens() const {
   std::int64_t n = 0;
   for (const auto& s : sentences) n += static_cast<std::int64_t>(s.size());
   return n;
-}
-
-Document encode_words(const TokenizedText& text, const Vocab& vocab, std::int32_t label) {
-  Document doc;
-  doc.label = label;
-  doc.sentences.reserve(text.size());
-  for (const Sentence& sentence : text) {
-    if (sentence.empty()) continue;
-    std::vector<std::int32_t> ids;
-    ids.reserve(sentence.size());
-    for (const std::string& w : sentence) ids.push_back(vocab.id(w));
-    doc.sentences.push_back(std::move(ids));
-  }
-  return doc;
 }
 
 std::vector<std::string> collect_labels(const std::vector<Example>& examples) {
@@ -454,6 +401,20 @@ std::vector<Document> encode_all(const std::vector<Example>& examples, const Tok
     docs.push_back(encode_with_label(ex, tokenizer, vocab, label));
   }
   return docs;
+}
+
+Document encode_words(const TokenizedText& text, const Vocab& vocab, std::int32_t label) {
+  Document doc;
+  doc.label = label;
+  doc.sentences.reserve(text.size());
+  for (const Sentence& sentence : text) {
+    if (sentence.empty()) continue;
+    std::vector<std::int32_t> ids;
+    ids.reserve(sentence.size());
+    for (const std::string& w : sentence) ids.push_back(vocab.id(w));
+    doc.sentences.push_back(std::move(ids));
+  }
+  return doc;
 }
 
 }  // namespace han

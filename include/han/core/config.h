@@ -4,29 +4,13 @@
 // which drives parsing, validation, defaults, serialisation and the reference alike.
 // Unknown keys, wrong types and out-of-range values are han::Error naming the key path.
 #include <cstdint>
-
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "han/core/config_enums.h"
+
 namespace han {
-
-enum class MaskMode { none, renorm, additive };
-enum class Pooling { attention, mean };
-enum class BatchStrategy { bucket, random };
-enum class DataFormat { jsonl, fasttext, tsv, folder };
-enum class OptimizerName { adam, sgd };
-enum class LrSchedule { constant, linear };
-
-const char* to_string(MaskMode m);
-const char* to_string(Pooling p);
-const char* to_string(BatchStrategy s);
-const char* to_string(DataFormat f);
-const char* to_string(OptimizerName o);
-const char* to_string(LrSchedule s);
-MaskMode parse_mask_mode(const std::string& s, const std::string& key);
-BatchStrategy parse_batch_strategy(const std::string& s, const std::string& key);
-DataFormat parse_data_format(const std::string& s, const std::string& key);
 
 struct DataConfig {
   std::string train;  // required for training

@@ -9,13 +9,13 @@
 #include <cstddef>
 #include <string>
 
+#include "han/core/limits.h"
+
 namespace han {
 
 class LineReader {
  public:
-  static constexpr std::size_t kDefaultMaxLineBytes = std::size_t{16} << 20;
-
-  explicit LineReader(int fd, std::size_t max_line_bytes = kDefaultMaxLineBytes,
+  explicit LineReader(int fd, std::size_t max_line_bytes = kMaxLineBytes,
                       bool cr_ends_line = false);
   // False at end of input. A final line without a line break is still returned.
   // Read errors throw han::Error with exit code 1.

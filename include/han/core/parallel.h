@@ -1,6 +1,13 @@
 #pragma once
-// Runs fn(0) ... fn(n-1) on n threads (the calling thread takes fn(0)) and waits.
-// The first exception thrown by any task is rethrown in the caller.
+// Runs fn(0) ... fn(n-1) at once and waits: the calling thread takes fn(0), threads of a
+// process-wide pool the others. The pool's threads are started on first use and kept
+// for later calls (a small prediction batch pays a wake-up, not a thread start), and
+// joined at exit. After every task has finished, the exception of the lowest-numbered
+// task that threw, if any, is rethrown in the caller.
+// A call made from inside a task, or while another thread's call holds the pool, runs its
+// tasks one after another on the calling thread: tasks must not depend on which thread
+// runs them or on running at the same time as each other (results are then the same
+// for any thread count and any nesting).
 #include <functional>
 
 namespace han {

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "han/core/config.h"
+#include "han/core/limits.h"
 #include "han/text/tokenizer.h"
 #include "han/text/vocab.h"
 
@@ -20,11 +21,10 @@ namespace han {
 
 // Limits on what a data file may hold (errors name file:line, exit 2):
 // a JSON Lines record longer than kMaxRecordBytes is refused (JSON cannot be cut short);
-// a fasttext/tsv line keeps its first kMaxLineBytes (the tokenizer's caps would drop the
-// rest anyway); a label is non-empty, valid UTF-8, without control characters (tabs, line
-// breaks) and at most kMaxLabelBytes long; a training set has at most kMaxLabels labels.
+// a fasttext/tsv line keeps its first kMaxLineBytes (core/limits.h); a label is non-empty,
+// valid UTF-8, without control characters (tabs, line breaks) and at most kMaxLabelBytes
+// long; a training set has at most kMaxLabels labels.
 constexpr std::size_t kMaxRecordBytes = std::size_t{256} << 20;
-constexpr std::size_t kMaxLineBytes = std::size_t{16} << 20;
 constexpr std::size_t kMaxLabelBytes = 1024;
 constexpr std::size_t kMaxLabels = 100000;
 

@@ -1,0 +1,82 @@
+#pragma once
+// The config's enumerations and their names. Each enum has one name table, in value
+// order; config parsing, config_to_json, the config reference and the command line's
+// choices (CLI::IsMember) all read it, so a new value is added in one place.
+#include <array>
+#include <string>
+#include <vector>
+
+namespace han {
+
+enum class MaskMode { none, renorm, additive };
+enum class Pooling { attention, mean };
+enum class BatchStrategy { bucket, random };
+enum class DataFormat { jsonl, fasttext, tsv, folder };
+enum class OptimizerName { adam, sgd };
+enum class LrSchedule { constant, linear };
+
+// EnumNames<E>::names[i] is the name of static_cast<E>(i).
+template <class E>
+struct EnumNames;
+template <>
+struct EnumNames<MaskMode> {
+  static constexpr std::array<const char*, 3> names = {"none", "renorm", "additive"};
+};
+template <>
+struct EnumNames<Pooling> {
+  static constexpr std::array<const char*, 2> names = {"attention", "mean"};
+};
+template <>
+struct EnumNames<BatchStrategy> {
+  static constexpr std::array<const char*, 2> names = {"bucket", "random"};
+};
+template <>
+struct EnumNames<DataFormat> {
+  static constexpr std::array<const char*, 4> names = {"jsonl", "fasttext", "tsv", "folder"};
+};
+template <>
+struct EnumNames<OptimizerName> {
+  static constexpr std::array<const char*, 2> names = {"adam", "sgd"};
+};
+template <>
+struct EnumNames<LrSchedule> {
+  static constexpr std::array<const char*, 2> names = {"constant", "linear"};
+};
+
+namespace detail {
+const char* name_at(const char* const* names, std::size_t count, std::size_t index);
+std::size_t index_of_name(const char* const* names, std::size_t count, const std::string& name,
+                          const std::string& key);
+}  // namespace detail
+
+// The name of a value. (Only for the enums above: others have no EnumNames.)
+template <class E, class = decltype(EnumNames<E>::names)>
+const char* to_string(E value) {
+  const auto& names = EnumNames<E>::names;
+  return detail::name_at(names.data(), names.size(), static_cast<std::size_t>(value));
+}
+
+// Every name, in value order (for CLI::IsMember and listings).
+template <class E>
+std::vector<std::string> enum_names() {
+  const auto& names = EnumNames<E>::names;
+  return {names.begin(), names.end()};
+}
+
+// The value called `name`. Any other text: han::Error "KEY: must be one of "a", "b", got
+// "x"", where `key` names the setting (a key path, or a command-line option).
+template <class E>
+E parse_enum(const std::string& name, const std::string& key) {
+  const auto& names = EnumNames<E>::names;
+  return static_cast<E>(detail::index_of_name(names.data(), names.size(), name, key));
+}
+
+inline MaskMode parse_mask_mode(const std::string& s, const std::string& key) { return parse_enum<MaskMode>(s, key); }
+inline BatchStrategy parse_batch_strategy(const std::string& s, const std::string& key) {
+  return parse_enum<BatchStrategy>(s, key);
+}
+inline DataFormat parse_data_format(const std::string& s, const std::string& key) {
+  return parse_enum<DataFormat>(s, key);
+}
+
+}  // namespace han
