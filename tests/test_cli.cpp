@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "han/infer/model_file.h"
 #include "support/paths.h"
 #include "support/run.h"
 
@@ -181,6 +182,28 @@ TEST_CASE("info shows format version, labels, vocabulary and parameter count", "
   CHECK(run(han_cmd("info --model " + f.model)).out.find("parameters") != std::string::npos);
 }
 
+TEST_CASE("a model stored without tokenizer.version keeps the tokenizer rules it was trained with",
+          "[cli][predict]") {
+  Fixture& f = fixture();
+  REQUIRE(f.train.exit_code == 0);
+  // The model as han wrote it before the Unicode tokenizer: no tokenizer.version.
+  han::ModelFileContents m = han::load_model_file(f.model);
+  m.header["config"]["tokenizer"].erase("version");
+  const std::string old_model = (f.dir / "old.han").string();
+  han::save_model_file(old_model, m.header, m.tensors);
+  CHECK(json::parse(run(han_cmd("info --json --model " + old_model)).out)["config"]["tokenizer"]["version"] == 1);
+  CHECK(json::parse(run(han_cmd("info --json --model " + f.model)).out)["config"]["tokenizer"]["version"] == 2);
+  // Fullwidth letters are the ASCII words under the Unicode rules, unknown words under the old ones.
+  const std::string input = "\uFF27\uFF32\uFF25\uFF21\uFF34 \uFF2D\uFF2F\uFF36\uFF29\uFF25\ngreat movie\nqqqqq zzzzz\n";
+  const auto now = lines_of(run(han_cmd("predict --model " + f.model), input).out);
+  const auto before = lines_of(run(han_cmd("predict --model " + old_model), input).out);
+  REQUIRE(now.size() == 3);
+  REQUIRE(before.size() == 3);
+  CHECK(now[0] == now[1]);
+  CHECK(before[0] == before[2]);
+  CHECK(before[0] != before[1]);
+}
+
 TEST_CASE("bad input: exit 2 and one line naming the file, line or key", "[cli][errors]") {
   Fixture& f = fixture();
   const auto d = f.dir;
@@ -315,6 +338,32 @@ TEST_CASE("SIGTERM during training writes a checkpoint; --resume finishes with t
   REQUIRE(run(han_cmd(common + b)).exit_code == 0);
   CHECK(slurp(a + "/model.han") == slurp(b + "/model.han"));
   check_user_error(run(han_cmd("train --resume " + a)), "checkpoint");
+}
+
+TEST_CASE("a run folder written before tokenizer.version resumes with the old tokenizer rules", "[cli][resume]") {
+  Fixture& f = fixture();
+  const std::string common = "train --config " + source_path("configs/quickstart.json") + " --set data.train=" +
+                             (f.dir / "small.jsonl").string() +
+                             " --set trainer.epochs=3 --set model.embedding_dim=32 --set model.word_hidden=16"
+                             " --set model.sentence_hidden=16 --set model.attention_dim=32 --set tokenizer.version=1"
+                             " --quiet --output ";
+  const std::string a = (f.dir / "old_interrupted").string(), b = (f.dir / "old_straight").string();
+  const RunResult stopped = run(han_cmd(common + a) + " & pid=$!; for i in $(seq 600); do [ -s " + a +
+                                "/metrics.jsonl ] && break; sleep 0.05; done; kill -TERM $pid; wait $pid");
+  INFO(stopped.err);
+  REQUIRE(std::filesystem::exists(a + "/checkpoint.han"));
+  // Make the folder what han wrote before the key existed: neither file names the version.
+  json config = json::parse(slurp(a + "/config.json"));
+  config["tokenizer"].erase("version");
+  write(a + "/config.json", config.dump(2));
+  han::ModelFileContents checkpoint = han::load_model_file(a + "/checkpoint.han");
+  checkpoint.header["config"]["tokenizer"].erase("version");
+  han::save_model_file(a + "/checkpoint.han", checkpoint.header, checkpoint.tensors);
+  const RunResult resumed = run(han_cmd("train --quiet --resume " + a));
+  INFO(resumed.err);
+  REQUIRE(resumed.exit_code == 0);
+  REQUIRE(run(han_cmd(common + b)).exit_code == 0);
+  CHECK(slurp(a + "/model.han") == slurp(b + "/model.han"));
 }
 
 TEST_CASE("kill -9 while models are being written never leaves a broken model file", "[cli][atomic]") {

@@ -80,7 +80,7 @@ void run_train(TrainArgs& a) {
     const std::string saved = (std::filesystem::path(a.resume) / "config.json").string();
     nlohmann::json j = nlohmann::json::parse(read_file(saved), nullptr, false);
     if (j.is_discarded()) throw han::Error(saved + ": malformed JSON");
-    cfg = config_from_json(j, saved);
+    cfg = stored_config_from_json(j, saved);
   } else {
     cfg = load_config_file(a.config, a.overrides);
     // Absolute paths keep DIR/config.json valid from any folder (for --resume and reruns).
