@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "support/cli_fixture.h"
+#include "han/infer/model_file.h"
 #include "support/paths.h"
 #include "support/run.h"
 
@@ -198,6 +199,28 @@ TEST_CASE("info lines its values up in one column", "[cli][info]") {
     REQUIRE(field_starts(line).size() == 2);
     CHECK(field_starts(line) == field_starts(fields[0]));
   }
+}
+
+TEST_CASE("a model stored without tokenizer.version keeps the tokenizer rules it was trained with",
+          "[cli][predict]") {
+  const CliFixture& f = cli_fixture();
+  TempDir tmp;
+  // The model as han wrote it before the Unicode tokenizer: no tokenizer.version.
+  han::ModelFileContents m = han::load_model_file(f.model);
+  m.header["config"]["tokenizer"].erase("version");
+  const std::string old_model = (tmp.path / "old.han").string();
+  han::save_model_file(old_model, m.header, m.tensors);
+  CHECK(json::parse(run(han_cmd("info --json --model " + old_model)).out)["config"]["tokenizer"]["version"] == 1);
+  CHECK(json::parse(run(han_cmd("info --json --model " + f.model)).out)["config"]["tokenizer"]["version"] == 2);
+  // Fullwidth letters are the ASCII words under the Unicode rules, unknown words under the old ones.
+  const std::string input = "\uFF27\uFF32\uFF25\uFF21\uFF34 \uFF2D\uFF2F\uFF36\uFF29\uFF25\ngreat movie\nqqqqq zzzzz\n";
+  const auto now = lines_of(run(han_cmd("predict --model " + f.model), input).out);
+  const auto before = lines_of(run(han_cmd("predict --model " + old_model), input).out);
+  REQUIRE(now.size() == 3);
+  REQUIRE(before.size() == 3);
+  CHECK(now[0] == now[1]);
+  CHECK(before[0] == before[2]);
+  CHECK(before[0] != before[1]);
 }
 
 TEST_CASE("bad input: exit 2 and one line naming the file, line or key", "[cli][errors]") {
@@ -406,6 +429,33 @@ TEST_CASE("SIGTERM during training writes a checkpoint, and --resume finishes wi
   REQUIRE(run(han_cmd(common + b)).exit_code == 0);
   CHECK(slurp(a + "/model.han") == slurp(b + "/model.han"));
   check_user_error(run(han_cmd("train --resume " + a)), "checkpoint");
+}
+
+TEST_CASE("a run folder written before tokenizer.version resumes with the old tokenizer rules", "[cli][resume]") {
+  const CliFixture& f = cli_fixture();
+  TempDir tmp;
+  const std::string common = "train --config " + source_path("configs/quickstart.json") + " --set data.train=" +
+                             f.data +
+                             " --set trainer.epochs=3 --set model.embedding_dim=32 --set model.word_hidden=16"
+                             " --set model.sentence_hidden=16 --set model.attention_dim=32 --set tokenizer.version=1"
+                             " --quiet --output ";
+  const std::string a = (tmp.path / "old_interrupted").string(), b = (tmp.path / "old_straight").string();
+  const RunResult stopped = run(han_cmd(common + a) + " & pid=$!; for i in $(seq 600); do [ -s " + a +
+                                "/metrics.jsonl ] && break; sleep 0.05; done; kill -TERM $pid; wait $pid");
+  INFO(stopped.err);
+  REQUIRE(std::filesystem::exists(a + "/checkpoint.han"));
+  // Make the folder what han wrote before the key existed: neither file names the version.
+  json config = json::parse(slurp(a + "/config.json"));
+  config["tokenizer"].erase("version");
+  write(a + "/config.json", config.dump(2));
+  han::ModelFileContents checkpoint = han::load_model_file(a + "/checkpoint.han");
+  checkpoint.header["config"]["tokenizer"].erase("version");
+  han::save_model_file(a + "/checkpoint.han", checkpoint.header, checkpoint.tensors);
+  const RunResult resumed = run(han_cmd("train --quiet --resume " + a));
+  INFO(resumed.err);
+  REQUIRE(resumed.exit_code == 0);
+  REQUIRE(run(han_cmd(common + b)).exit_code == 0);
+  CHECK(slurp(a + "/model.han") == slurp(b + "/model.han"));
 }
 
 TEST_CASE("kill -9 while models are being written never leaves a broken model file", "[cli][atomic]") {

@@ -335,3 +335,16 @@ TEST_CASE("config_reference lists every key once with default and range", "[conf
   CHECK_THAT(ref, Contains("1..100000"));
   CHECK_THAT(ref, Contains("(0.0, 10.0]"));
 }
+
+TEST_CASE("tokenizer.version: 2 by default, 1 for configs stored before it existed", "[config]") {
+  CHECK(han::Config{}.tokenizer.version == 2);
+  CHECK(parse(R"({"tokenizer": {"version": 1}})").tokenizer.version == 1);
+  REQUIRE_THROWS_WITH(parse(R"({"tokenizer": {"version": 3}})"), Contains("tokenizer.version: must be between 1 and 2, got 3"));
+  // A config han wrote (model file, run folder) without the key was tokenized by the old rules.
+  json stored = han::config_to_json(han::Config{});
+  CHECK(han::stored_config_from_json(stored, "m").tokenizer.version == 2);
+  stored["tokenizer"].erase("version");
+  CHECK(han::config_from_json(stored, "m").tokenizer.version == 2);
+  CHECK(han::stored_config_from_json(stored, "m").tokenizer.version == 1);
+  CHECK(han::stored_config_from_json(json::object(), "m").tokenizer.version == 1);
+}

@@ -88,6 +88,8 @@ void visit_fields(TokenizerConfig& c, V& v) {
             "a word enters the vocabulary if seen at least this often in train");
   v.integer("max_vocab", c.max_vocab, IntRange{3, 10000000},
             "largest vocabulary, PAD and UNK included");
+  v.integer("version", c.version, IntRange{1, kTokenizerVersion},
+            "tokenizer rules: 2 = Unicode; 1 = before Unicode support (older models)");
 }
 
 template <class V>
@@ -461,6 +463,15 @@ Config config_from_json(const nlohmann::json& j, const std::string& origin) {
   }
   SectionParser sp{prefix, &j};
   visit_sections(c, sp);
+  return c;
+}
+
+Config stored_config_from_json(const nlohmann::json& j, const std::string& origin) {
+  Config c = config_from_json(j, origin);
+  // tokenizer.version came with the Unicode tokenizer: without it, the text was tokenized
+  // by the rules before.
+  const auto tokenizer = j.find("tokenizer");
+  if (tokenizer == j.end() || !tokenizer->contains("version")) c.tokenizer.version = 1;
   return c;
 }
 

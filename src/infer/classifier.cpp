@@ -53,7 +53,7 @@ Classifier load_classifier(const std::string& path, std::vector<NamedTensor>* ex
   const nlohmann::json& h = contents.header;
   if (!extra_tensors && h.contains("checkpoint")) throw Error(checkpoint_given_as_model(path));
   Classifier c;
-  c.config = config_from_json(header_field<nlohmann::json>(h, "config", path), path + " (config)");
+  c.config = stored_config_from_json(header_field<nlohmann::json>(h, "config", path), path + " (config)");
   c.labels = header_field<std::vector<std::string>>(h, "labels", path);
   if (c.labels.empty()) throw Error(path + ": model file is corrupted (no labels)");
   c.vocab = Vocab::from_words(header_field<std::vector<std::string>>(h, "vocabulary", path));

@@ -190,7 +190,7 @@ json AblationResult::to_json() const {
 
 AblationResult AblationResult::from_json(const json& j) {
   AblationResult a;
-  a.config = config_from_json(j.at("config"), "ablation config");
+  a.config = stored_config_from_json(j.at("config"), "ablation config");
   a.evaluated_on = j.at("evaluated_on").get<std::string>();
   a.variants = array_from<AblationVariant>(j.at("variants"));
   a.example_documents = array_from<ExampleDocument>(j.at("example_documents"));

@@ -5,6 +5,9 @@
 #include <iterator>
 #include <limits>
 
+#include "han/text/char_class.h"
+#include "han/text/unicode.h"
+
 namespace han {
 
 TokenizerOptions tokenizer_options(const TokenizerConfig& cfg) {
@@ -12,206 +15,40 @@ TokenizerOptions tokenizer_options(const TokenizerConfig& cfg) {
   o.lowercase = cfg.lowercase;
   o.max_sentences = cfg.max_sentences;
   o.max_words = cfg.max_words;
+  o.version = cfg.version;
   return o;
 }
+
 namespace {
 
-// What a code point does to the token stream.
-enum Cat : unsigned char {
-  kSep,     // separator that is not whitespace (controls, invalid bytes, U+FFFD)
-  kSpace,   // whitespace: ends a word; after '.', '!' or '?' it ends the sentence
-  kLF,      // '\n'
-  kCR,      // '\r' (alone or as part of "\r\n")
-  kBreakU,  // other line breaks: U+0085, U+2028, U+2029
-  kTerm,    // '.', '!', '?': one-character tokens that may end a sentence
-  kPunct,   // any other punctuation mark or symbol: a one-character token
-  kApos,    // ' and U+2019: inside a word between letters/digits, else a token
-  kJoiner,  // U+200C/U+200D: inside a word between letters, else dropped
-  kIgnore,  // invisible format characters: dropped without ending a word
-  kWord,    // letters and digits
+using C = CharClass;
+constexpr std::size_t kNone = std::numeric_limits<std::size_t>::max();
+
+// Non-ASCII text is normalised in pieces of about this many bytes, cut where that changes
+// nothing (unicode::safe_cut), so the buffers stay small whatever the input.
+constexpr std::size_t kPieceBytes = 256;
+
+bool is_space_or_break(CharClass c) {
+  return c == C::space || c == C::line_feed || c == C::carriage_return || c == C::line_break;
+}
+
+// Dropped inside symbols too, so "❤️" and "❤" are one token.
+bool is_variation_selector(char32_t c) {
+  return (c >= 0xFE00 && c <= 0xFE0F) || (c >= 0xE0100 && c <= 0xE01EF);
+}
+
+// ASCII bytes where the skip over the rest of a full sentence must stop.
+struct SentenceStops {
+  bool stop[128];
 };
 
-struct AsciiTable {
-  unsigned char cat[128];
-  char lower[128];
-};
-
-AsciiTable make_ascii_table() {
-  AsciiTable t{};
-  for (int c = 0; c < 128; ++c) {
-    unsigned char cat = kSep;
-    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) {
-      cat = kWord;
-    } else if (c == ' ' || c == '\t' || c == '\v' || c == '\f') {
-      cat = kSpace;
-    } else if (c == '\n') {
-      cat = kLF;
-    } else if (c == '\r') {
-      cat = kCR;
-    } else if (c == '.' || c == '!' || c == '?') {
-      cat = kTerm;
-    } else if (c == '\'') {
-      cat = kApos;
-    } else if (c > 0x20 && c < 0x7F) {
-      cat = kPunct;
-    }
-    t.cat[c] = cat;
-    t.lower[c] = static_cast<char>((c >= 'A' && c <= 'Z') ? c + ('a' - 'A') : c);
-  }
+SentenceStops make_sentence_stops() {
+  SentenceStops t{};
+  for (unsigned char b : {'.', '!', '?', '\n', '\r'}) t.stop[b] = true;
   return t;
 }
 
-const AsciiTable kAscii = make_ascii_table();
-
-// Decodes the UTF-8 sequence starting at p (n >= 1 bytes available). Returns its length,
-// or 0 when p[0] does not start a valid sequence (stray continuation byte, truncated
-// sequence, overlong form, surrogate, value above U+10FFFF). Never reads past p[n-1].
-inline std::size_t decode_utf8(const unsigned char* p, std::size_t n, char32_t& cp) {
-  const unsigned char b0 = p[0];
-  if (b0 < 0x80) {
-    cp = b0;
-    return 1;
-  }
-  if (b0 < 0xC2) return 0;  // continuation byte, or overlong 2-byte lead (C0, C1)
-  if (b0 < 0xE0) {
-    if (n < 2 || (p[1] & 0xC0) != 0x80) return 0;
-    cp = (char32_t(b0 & 0x1F) << 6) | char32_t(p[1] & 0x3F);
-    return 2;
-  }
-  if (b0 < 0xF0) {
-    if (n < 3 || (p[1] & 0xC0) != 0x80 || (p[2] & 0xC0) != 0x80) return 0;
-    const char32_t c =
-        (char32_t(b0 & 0x0F) << 12) | (char32_t(p[1] & 0x3F) << 6) | char32_t(p[2] & 0x3F);
-    if (c < 0x800 || (c >= 0xD800 && c <= 0xDFFF)) return 0;  // overlong or surrogate
-    cp = c;
-    return 3;
-  }
-  if (b0 < 0xF5) {
-    if (n < 4 || (p[1] & 0xC0) != 0x80 || (p[2] & 0xC0) != 0x80 || (p[3] & 0xC0) != 0x80) {
-      return 0;
-    }
-    const char32_t c = (char32_t(b0 & 0x07) << 18) | (char32_t(p[1] & 0x3F) << 12) |
-                       (char32_t(p[2] & 0x3F) << 6) | char32_t(p[3] & 0x3F);
-    if (c < 0x10000 || c > 0x10FFFF) return 0;  // overlong or out of range
-    cp = c;
-    return 4;
-  }
-  return 0;  // F5..FF never appear in UTF-8
-}
-
-inline void append_utf8(std::string& out, char32_t c) {
-  if (c < 0x80) {
-    out.push_back(static_cast<char>(c));
-  } else if (c < 0x800) {
-    out.push_back(static_cast<char>(0xC0 | (c >> 6)));
-    out.push_back(static_cast<char>(0x80 | (c & 0x3F)));
-  } else if (c < 0x10000) {
-    out.push_back(static_cast<char>(0xE0 | (c >> 12)));
-    out.push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | (c & 0x3F)));
-  } else {
-    out.push_back(static_cast<char>(0xF0 | (c >> 18)));
-    out.push_back(static_cast<char>(0x80 | ((c >> 12) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | (c & 0x3F)));
-  }
-}
-
-// Category of a non-ASCII code point.
-inline Cat classify(char32_t c) {
-  if (c < 0x100) {
-    if (c < 0xA0) return c == 0x85 ? kBreakU : kSep;  // C1 controls; NEL is a line break
-    if (c == 0xA0) return kSpace;                      // no-break space
-    if (c <= 0xBF) {
-      // ª ² ³ µ ¹ º are letters/digits; the soft hyphen is invisible; the rest is
-      // punctuation or symbols (¡ ¢ £ ¤ ¥ ¦ § ¨ © « ¬ ® ¯ ° ± ´ ¶ · ¸ » ¼ ½ ¾ ¿).
-      if (c == 0xAA || c == 0xB2 || c == 0xB3 || c == 0xB5 || c == 0xB9 || c == 0xBA) return kWord;
-      if (c == 0xAD) return kIgnore;
-      return kPunct;
-    }
-    if (c == 0xD7 || c == 0xF7) return kPunct;  // × ÷
-    return kWord;
-  }
-  if (c < 0x1680) return kWord;
-  if (c == 0x1680) return kSpace;  // ogham space mark
-  if (c < 0x2000) return kWord;
-  if (c < 0x2070) {
-    if (c <= 0x200B) return kSpace;  // en quad .. zero width space
-    if (c <= 0x200D) return kJoiner;
-    if (c <= 0x200F) return kIgnore;  // LRM, RLM
-    if (c == 0x2019) return kApos;
-    if (c <= 0x2027) return kPunct;  // dashes, quotes, bullets, ellipsis
-    if (c <= 0x2029) return kBreakU;
-    if (c <= 0x202E) return kIgnore;  // bidi embeddings
-    if (c == 0x202F || c == 0x205F) return kSpace;
-    if (c <= 0x205E) return kPunct;
-    return kIgnore;  // word joiner, invisible operators, bidi isolates
-  }
-  if (c >= 0x20A0 && c <= 0x20CF) return kPunct;  // currency symbols
-  if (c >= 0x2190 && c <= 0x2BFF) return kPunct;  // arrows, math, technical, shapes, dingbats
-  if (c < 0x3000) return kWord;
-  if (c == 0x3000) return kSpace;  // ideographic space
-  if (c <= 0x303F) return kPunct;  // CJK punctuation
-  if (c < 0xFE00) return kWord;
-  if (c <= 0xFE0F) return kIgnore;  // variation selectors
-  if (c == 0xFEFF) return kSpace;   // BOM / zero width no-break space
-  if (c >= 0xFF01 && c <= 0xFF65) {  // fullwidth and halfwidth forms
-    if ((c >= 0xFF10 && c <= 0xFF19) || (c >= 0xFF21 && c <= 0xFF3A) ||
-        (c >= 0xFF41 && c <= 0xFF5A)) {
-      return kWord;
-    }
-    return kPunct;
-  }
-  if (c == 0xFFFD) return kSep;  // replacement character: the trace of a decoding error
-  if (c < 0x1F000) return kWord;
-  if (c >= 0x1F3FB && c <= 0x1F3FF) return kIgnore;  // skin tone modifiers
-  if (c <= 0x1FAFF) return kPunct;                   // emoji and pictographs
-  if (c >= 0xE0000 && c <= 0xE007F) return kIgnore;  // tags
-  return kWord;
-}
-
-// Lowercase of a non-ASCII code point for Latin-1, Latin Extended-A, Greek and Cyrillic.
-inline char32_t to_lower(char32_t c) {
-  if (c < 0x100) return (c >= 0xC0 && c <= 0xDE && c != 0xD7) ? c + 0x20 : c;
-  if (c < 0x180) {
-    if (c == 0x130) return 'i';   // İ
-    if (c == 0x178) return 0xFF;  // Ÿ -> ÿ
-    if ((c <= 0x12F) || (c >= 0x132 && c <= 0x137) || (c >= 0x14A && c <= 0x177)) return c | 1;
-    if ((c >= 0x139 && c <= 0x148) || (c >= 0x179 && c <= 0x17E)) return (c & 1) ? c + 1 : c;
-    return c;
-  }
-  if (c < 0x386) return c;
-  if (c < 0x3B0) {  // Greek capitals
-    if (c == 0x386) return 0x3AC;
-    if (c >= 0x388 && c <= 0x38A) return c + 0x25;
-    if (c == 0x38C) return 0x3CC;
-    if (c == 0x38E || c == 0x38F) return c + 0x3F;
-    if (c >= 0x391 && c <= 0x3AB && c != 0x3A2) return c + 0x20;
-    return c;
-  }
-  if (c < 0x400 || c > 0x52F) return c;
-  if (c <= 0x40F) return c + 0x50;  // Ѐ..Џ
-  if (c <= 0x42F) return c + 0x20;  // А..Я
-  if ((c >= 0x460 && c <= 0x481) || (c >= 0x48A && c <= 0x4BF) || c >= 0x4D0) return c | 1;
-  if (c == 0x4C0) return 0x4CF;
-  if (c >= 0x4C1 && c <= 0x4CE) return (c & 1) ? c + 1 : c;
-  return c;
-}
-
-// Bytes that may end a sentence; used to skip the rest of a sentence that hit max_words.
-struct SkipTable {
-  bool interesting[256];
-};
-
-SkipTable make_skip_table() {
-  SkipTable t{};
-  for (unsigned char b : {'.', '!', '?', '\n', '\r'}) t.interesting[b] = true;
-  t.interesting[0xC2] = true;  // lead byte of U+0085
-  t.interesting[0xE2] = true;  // lead byte of U+2028, U+2029
-  return t;
-}
-
-const SkipTable kSkip = make_skip_table();
+const SentenceStops kStops = make_sentence_stops();
 
 class Scanner {
  public:
@@ -219,200 +56,304 @@ class Scanner {
       : s_(reinterpret_cast<const unsigned char*>(text.data())),
         n_(text.size()),
         lower_(o.lowercase),
-        max_sentences_(o.max_sentences > 0 ? static_cast<std::size_t>(o.max_sentences)
-                                           : std::numeric_limits<std::size_t>::max()),
-        max_words_(o.max_words > 0 ? static_cast<std::size_t>(o.max_words)
-                                   : std::numeric_limits<std::size_t>::max()) {}
+        version_(o.version),
+        unicode_(o.version >= 2),
+        max_sentences_(o.max_sentences > 0 ? static_cast<std::size_t>(o.max_sentences) : kNone),
+        max_words_(o.max_words > 0 ? static_cast<std::size_t>(o.max_words) : kNone) {}
 
   TokenizedText run() {
     std::size_t i = 0;
-    while (i < n_) {
-      if (sentence_.size() >= max_words_ && word_.empty()) {
-        // The sentence is full: find its end without building tokens.
-        if (!skip_to_sentence_end(i)) break;
-        if (end_sentence()) return std::move(out_);
-        continue;
+    while (i < n_ && !done_) {
+      if (sentence_.size() >= max_words_) {
+        flush_word();  // dropped: the sentence is full
+        i = skip_to_possible_sentence_end(i);
+        if (i >= n_) break;
       }
-      unsigned char c = s_[i];
-      if (c < 0x80) {
-        switch (kAscii.cat[c]) {
-          case kWord:
-            do {
-              word_.push_back(lower_ ? kAscii.lower[c] : static_cast<char>(c));
-              ++i;
-            } while (i < n_ && (c = s_[i]) < 0x80 && kAscii.cat[c] == kWord);
-            continue;
-          case kSpace:
-            flush_word();
-            ++i;
-            continue;
-          case kLF:
-            ++i;
-            if (end_sentence()) return std::move(out_);
-            continue;
-          case kCR:
-            ++i;
-            if (i < n_ && s_[i] == '\n') ++i;
-            if (end_sentence()) return std::move(out_);
-            continue;
-          case kTerm:
-            push_token(i, 1);
-            ++i;
-            if (space_at(i) && end_sentence()) return std::move(out_);
-            continue;
-          case kPunct:
-            push_token(i, 1);
-            ++i;
-            continue;
-          case kApos:
-            if (!word_.empty() && word_at(i + 1)) {
-              word_.push_back('\'');
-            } else {
-              push_token(i, 1);
-            }
-            ++i;
-            continue;
-          default:
-            flush_word();
-            ++i;
-            continue;
-        }
+      // An ASCII character followed by ASCII needs neither normalisation nor Unicode data.
+      if (s_[i] < 0x80 && (i + 1 == n_ || s_[i + 1] < 0x80)) {
+        i = ascii_step(i);
+      } else {
+        i = piece_step(i);
       }
-      char32_t cp = 0;
-      const std::size_t len = decode_utf8(s_ + i, n_ - i, cp);
-      if (len == 0) {  // invalid byte: a separator
-        flush_word();
-        ++i;
-        continue;
-      }
-      switch (classify(cp)) {
-        case kWord:
-          if (lower_) {
-            const char32_t lc = to_lower(cp);
-            if (lc != cp) {
-              append_utf8(word_, lc);
-              break;
-            }
-          }
-          word_.append(reinterpret_cast<const char*>(s_ + i), len);
-          break;
-        case kSpace:
-          flush_word();
-          break;
-        case kBreakU:
-          if (end_sentence()) return std::move(out_);
-          break;
-        case kPunct:
-          push_token(i, len);
-          break;
-        case kApos:
-          if (!word_.empty() && word_at(i + len)) {
-            word_.append(reinterpret_cast<const char*>(s_ + i), len);
-          } else {
-            push_token(i, len);
-          }
-          break;
-        case kJoiner:
-          if (!word_.empty() && word_at(i + len)) {
-            word_.append(reinterpret_cast<const char*>(s_ + i), len);
-          }
-          break;
-        case kIgnore:
-          break;
-        default:
-          flush_word();
-          break;
-      }
-      i += len;
     }
-    end_sentence();
+    if (!done_) end_sentence();
     return std::move(out_);
   }
 
  private:
+  std::size_t ascii_step(std::size_t i) {
+    const unsigned char c = s_[i];
+    switch (ascii_class(c)) {
+      case C::word:
+        return append_ascii_word(i);
+      case C::space:
+        flush_word();
+        return i + 1;
+      case C::line_feed:
+        end_sentence();
+        return i + 1;
+      case C::carriage_return:
+        end_sentence();
+        return (i + 1 < n_ && s_[i + 1] == '\n') ? i + 2 : i + 1;
+      case C::terminator:
+        push_token(c);
+        if (is_space_or_break(class_at(i + 1))) end_sentence();
+        return i + 1;
+      case C::punctuation:
+        push_token(c);
+        return i + 1;
+      case C::apostrophe:
+        if (!word_.empty() && class_at(i + 1) == C::word) {
+          word_.push_back('\'');
+        } else {
+          push_token(c);
+        }
+        return i + 1;
+      default:  // control characters
+        flush_word();
+        return i + 1;
+    }
+  }
+
+  // A piece of text with non-ASCII in it: an ASCII character that may combine with what
+  // follows, then valid non-ASCII code points up to the next ASCII or invalid byte (or a
+  // safe cut). Normalised when needed, then fed code point by code point.
+  std::size_t piece_step(std::size_t i) {
+    piece_.clear();
+    bool stable = true;
+    std::size_t j = i;
+    if (s_[j] < 0x80) piece_.push_back(s_[j++]);
+    while (j < n_ && s_[j] >= 0x80) {
+      char32_t cp = 0;
+      const std::size_t len = unicode::decode_utf8(s_ + j, n_ - j, cp);
+      if (len == 0) break;
+      if (j - i >= kPieceBytes &&
+          (!unicode_ || unicode::safe_cut(static_cast<char32_t>(piece_.back()), cp))) {
+        break;
+      }
+      if (unicode_ && stable) stable = unicode::normalization_stable(cp);
+      piece_.push_back(static_cast<std::int32_t>(cp));
+      j += len;
+    }
+    if (piece_.empty()) {  // an invalid byte: a separator
+      flush_word();
+      return i + 1;
+    }
+    piece_end_ = j;
+    if (!stable) unicode::normalize(piece_, scratch_);
+    for (std::size_t k = 0; k < piece_.size() && !done_; ++k) code_point(k);
+    close_cluster();
+    return j;
+  }
+
+  // The k-th code point of the piece.
+  void code_point(std::size_t k) {
+    const auto cp = static_cast<char32_t>(piece_[k]);
+    if (!cluster_text_.empty()) {
+      if (cluster_.extends(cp)) {
+        if (!is_variation_selector(cp)) append_lowered(cluster_text_, cp);
+        return;
+      }
+      close_cluster();
+    }
+    switch (char_class(cp, version_)) {
+      case C::word:
+        append_to_word(cp);
+        return;
+      case C::unspaced_letter:
+        open_cluster(cp);
+        return;
+      case C::punctuation:
+        if (unicode_) {
+          open_cluster(cp);
+        } else {
+          push_token(cp);
+        }
+        return;
+      case C::terminator:
+        push_token(cp);
+        if (is_space_or_break(next_class(k))) end_sentence();
+        return;
+      case C::apostrophe:
+        if (!word_.empty() && next_class(k) == C::word) {
+          unicode::append_utf8(word_, cp);
+        } else {
+          push_token(cp);
+        }
+        return;
+      case C::joiner:
+        if (!word_.empty() && next_class(k) == C::word) unicode::append_utf8(word_, cp);
+        return;
+      case C::line_feed:
+      case C::carriage_return:  // not followed by '\n' here: that pair is ASCII
+      case C::line_break:
+        end_sentence();
+        return;
+      case C::ignored:
+        return;
+      case C::space:
+      case C::separator:
+        flush_word();
+        return;
+    }
+  }
+
+  // The class of the code point after the k-th of the piece (normalised).
+  CharClass next_class(std::size_t k) const {
+    return k + 1 < piece_.size() ? char_class(static_cast<char32_t>(piece_[k + 1]), version_)
+                                 : class_at(piece_end_);
+  }
+
+  // The class of the first normalised code point at byte j, where a piece may start.
+  // The end of the text counts as a line break.
+  CharClass class_at(std::size_t j) const {
+    if (j >= n_) return C::line_feed;
+    if (s_[j] < 0x80) return ascii_class(s_[j]);
+    char32_t cp = 0;
+    if (unicode::decode_utf8(s_ + j, n_ - j, cp) == 0) return C::separator;
+    if (unicode_ && !unicode::normalization_stable(cp)) cp = unicode::first_normalized(cp);
+    return char_class(cp, version_);
+  }
+
+  // Past what cannot end the full sentence (its words would be dropped): stops at a
+  // terminator or line break, or at any code point that normalisation may change (it may
+  // become one: "…", "！").
+  std::size_t skip_to_possible_sentence_end(std::size_t i) const {
+    while (i < n_) {
+      const unsigned char c = s_[i];
+      if (c < 0x80) {
+        if (kStops.stop[c]) return i;
+        ++i;
+        continue;
+      }
+      char32_t cp = 0;
+      const std::size_t len = unicode::decode_utf8(s_ + i, n_ - i, cp);
+      if (len == 0) {
+        ++i;
+        continue;
+      }
+      if (char_class(cp, version_) == C::line_break) return i;
+      if (unicode_ && !unicode::normalization_stable(cp)) return i;
+      i += len;
+    }
+    return i;
+  }
+
+  // Appends the run of ASCII letters and digits at `begin`; returns where it ends.
+  std::size_t append_ascii_word(std::size_t begin) {
+    const unsigned char* const s = s_;  // locals: the loop need not reload members
+    const std::size_t n = n_;
+    std::size_t end = begin;
+    if (lower_) {
+      do {
+        word_.push_back(ascii_lower(s[end]));
+      } while (++end < n && s[end] < 0x80 && ascii_class(s[end]) == C::word);
+    } else {
+      do {
+        word_.push_back(static_cast<char>(s[end]));
+      } while (++end < n && s[end] < 0x80 && ascii_class(s[end]) == C::word);
+    }
+    // A last letter followed by non-ASCII may combine with it ("e" + U+0301 is "é"):
+    // piece_step() takes it. (The run is longer than one: ascii_step saw ASCII after it.)
+    if (end < n && s[end] >= 0x80) {
+      word_.pop_back();
+      --end;
+    }
+    if (sigma_at_ != kNone) {  // a cased letter after a σ: not final
+      for (std::size_t k = begin; k < end; ++k) {
+        if ((s_[k] | 0x20) >= 'a' && (s_[k] | 0x20) <= 'z') sigma_at_ = kNone;
+      }
+    }
+    return end;
+  }
+
+  void append_to_word(char32_t cp) {
+    if (lower_ && unicode_) {
+      // A capital sigma after a cased letter lowercases to ς if no cased letter follows
+      // in the word (decided in flush_word): "ΣΊΣΥΦΟΣ" -> "σίσυφος".
+      if (sigma_at_ != kNone && is_cased_letter(cp)) sigma_at_ = kNone;
+      if (cp == 0x3A3 && word_has_cased_letter()) sigma_at_ = word_.size();
+    }
+    append_lowered(word_, cp);
+  }
+
+  void append_lowered(std::string& out, char32_t cp) const {
+    unicode::append_utf8(out, lower_ ? to_lower(cp, version_) : cp);
+  }
+
+  bool word_has_cased_letter() const {
+    const auto* w = reinterpret_cast<const unsigned char*>(word_.data());
+    for (std::size_t i = 0; i < word_.size();) {
+      char32_t cp = 0;
+      const std::size_t len = unicode::decode_utf8(w + i, word_.size() - i, cp);
+      if (is_cased_letter(cp)) return true;
+      i += len;
+    }
+    return false;
+  }
+
+  // A symbol or a letter of an unspaced script: a token as long as its grapheme cluster.
+  void open_cluster(char32_t cp) {
+    flush_word();
+    cluster_.start(cp);
+    append_lowered(cluster_text_, cp);
+  }
+
+  void close_cluster() {
+    if (cluster_text_.empty()) return;
+    if (sentence_.size() < max_words_) sentence_.push_back(cluster_text_);
+    cluster_text_.clear();
+  }
+
   void flush_word() {
     if (word_.empty()) return;
+    if (sigma_at_ != kNone) {
+      word_[sigma_at_ + 1] = '\x82';  // σ (CF 83) -> ς (CF 82)
+      sigma_at_ = kNone;
+    }
     if (sentence_.size() < max_words_) sentence_.push_back(word_);
     word_.clear();  // keeps the capacity: no allocation per character
   }
 
-  void push_token(std::size_t i, std::size_t len) {
+  void push_token(char32_t cp) {
     flush_word();
     if (sentence_.size() < max_words_) {
-      sentence_.emplace_back(reinterpret_cast<const char*>(s_ + i), len);
+      if (cp < 0x80) {
+        sentence_.emplace_back(1, static_cast<char>(cp));
+      } else {
+        sentence_.emplace_back();
+        unicode::append_utf8(sentence_.back(), cp);
+      }
     }
   }
 
-  // Closes the current sentence; true when max_sentences is reached.
-  bool end_sentence() {
+  // Closes the current sentence; done_ once max_sentences is reached.
+  void end_sentence() {
     flush_word();
-    if (sentence_.empty()) return false;
+    if (sentence_.empty()) return;
     // One exact-size allocation per sentence; the buffer keeps its capacity.
     out_.emplace_back(std::make_move_iterator(sentence_.begin()),
                       std::make_move_iterator(sentence_.end()));
     sentence_.clear();
-    return out_.size() >= max_sentences_;
-  }
-
-  Cat cat_at(std::size_t j, std::size_t* len = nullptr) const {
-    const unsigned char c = s_[j];
-    if (c < 0x80) {
-      if (len) *len = 1;
-      return static_cast<Cat>(kAscii.cat[c]);
-    }
-    char32_t cp = 0;
-    const std::size_t l = decode_utf8(s_ + j, n_ - j, cp);
-    if (len) *len = l == 0 ? 1 : l;
-    return l == 0 ? kSep : classify(cp);
-  }
-
-  // Whether the code point at j is whitespace or a line break (true at the end).
-  bool space_at(std::size_t j) const {
-    if (j >= n_) return true;
-    const Cat c = cat_at(j);
-    return c == kSpace || c == kLF || c == kCR || c == kBreakU;
-  }
-
-  bool word_at(std::size_t j) const { return j < n_ && cat_at(j) == kWord; }
-
-  // Moves i past the end of the current sentence (the terminator, or the line break).
-  // Returns false when the text ends first.
-  bool skip_to_sentence_end(std::size_t& i) const {
-    for (std::size_t j = i; j < n_; ++j) {
-      const unsigned char c = s_[j];
-      if (!kSkip.interesting[c]) continue;
-      if (c == '.' || c == '!' || c == '?') {
-        if (space_at(j + 1)) {
-          i = j + 1;
-          return true;
-        }
-      } else if (c == '\n') {
-        i = j + 1;
-        return true;
-      } else if (c == '\r') {
-        i = j + 1;
-        if (i < n_ && s_[i] == '\n') ++i;
-        return true;
-      } else {
-        std::size_t len = 1;
-        if (cat_at(j, &len) == kBreakU) {
-          i = j + len;
-          return true;
-        }
-      }
-    }
-    i = n_;
-    return false;
+    done_ = out_.size() >= max_sentences_;
   }
 
   const unsigned char* s_;
   std::size_t n_;
   bool lower_;
+  int version_;
+  bool unicode_;
   std::size_t max_sentences_;
   std::size_t max_words_;
+  bool done_ = false;
   TokenizedText out_;
   Sentence sentence_;
   std::string word_;
+  std::size_t sigma_at_ = kNone;  // offset in word_ of a σ that may be final
+  unicode::CodePoints piece_, scratch_;
+  std::size_t piece_end_ = 0;  // byte offset just past the piece
+  unicode::GraphemeCluster cluster_;
+  std::string cluster_text_;  // the open cluster's token; empty when none is open
 };
 
 }  // namespace

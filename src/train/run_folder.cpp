@@ -54,7 +54,7 @@ PreparedRun reopen_run(const std::string& folder) {
     throw Error(run.files.checkpoint + ": no checkpoint to resume from (the run finished, or was never interrupted)");
   const nlohmann::json j = nlohmann::json::parse(read_file(run.files.config), nullptr, false);
   if (j.is_discarded()) throw Error(run.files.config + ": malformed JSON");
-  run.config = config_from_json(j, run.files.config);
+  run.config = stored_config_from_json(j, run.files.config);
   return run;
 }
 

@@ -19,12 +19,17 @@ struct DataConfig {
   DataFormat format = DataFormat::jsonl;
 };
 
+// The tokenizer's rules: 2 = Unicode (utf8proc); 1 = the rules before, kept for models
+// trained with them (a stored config without tokenizer.version is one of those).
+constexpr int kTokenizerVersion = 2;
+
 struct TokenizerConfig {
   bool lowercase = true;
   int max_sentences = 30;  // sentences kept per document
   int max_words = 50;      // words kept per sentence
   int min_count = 6;       // a word enters the vocabulary if seen >= min_count times ("more than 5")
   int max_vocab = 50000;   // including PAD and UNK
+  int version = kTokenizerVersion;
 };
 
 struct ModelConfig {
@@ -76,6 +81,9 @@ struct Config {
 // Parses a full config object. `origin` (e.g. the file name) prefixes error messages.
 Config config_from_json(const nlohmann::json& j, const std::string& origin);
 nlohmann::json config_to_json(const Config& c);
+// The same for a config han wrote itself (a model file, a run folder): a key added since
+// takes the value that reproduces how that model was made.
+Config stored_config_from_json(const nlohmann::json& j, const std::string& origin);
 
 // Reads a JSON config file; relative data/embedding paths resolve against its folder.
 Config load_config_file(const std::string& path, const std::vector<std::string>& overrides = {});

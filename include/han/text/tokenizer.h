@@ -1,14 +1,21 @@
 #pragma once
 // UTF-8 text -> sentences -> words.
+//  - The text is normalised (NFKC, see unicode.h): composed and decomposed "é" are one
+//    word, fullwidth "ｅ" is "e", "…" is "...".
 //  - Sentences end after '.', '!' or '?' followed by whitespace, and at line breaks
-//    (\n, \r\n, lone \r). Empty sentences are dropped.
-//  - Words are runs of letters/digits (any non-ASCII code point that is not
-//    punctuation or space counts as a letter), with inner apostrophes (' or U+2019)
-//    kept ("don't"); every other punctuation mark or symbol is a one-character token.
-//  - Lowercasing covers ASCII, Latin-1, Latin Extended-A, Greek and Cyrillic; other
-//    code points are kept intact. Invalid UTF-8 bytes act as separators and never crash.
+//    (\n, \r\n, lone \r, U+0085, U+2028, U+2029). Empty sentences are dropped.
+//  - Words are runs of letters, digits and combining marks, with inner apostrophes
+//    (' or U+2019) kept ("don't"). Every other punctuation mark or symbol is a token of its
+//    own, one grapheme cluster long ("👍🏽" and "👨‍👩‍👧" are one token each). Letters of
+//    scripts written without spaces (Han, Hiragana, Katakana, Thai, Lao, Khmer, Myanmar)
+//    are one token each, with their combining marks.
+//  - Lowercasing follows Unicode (a final capital sigma becomes ς). Invalid UTF-8 bytes
+//    act as separators and never crash.
 //  - max_sentences / max_words (0 = no cap) truncate while scanning, so an enormous
-//    input costs no more than the capped part (plus one scan to the end is avoided).
+//    input costs no more than the capped part (plus a scan for the ends of sentences).
+//  - Pure ASCII text takes a fast path that never calls the Unicode library.
+//  - `version` 1 keeps the rules before Unicode support, for models trained with them
+//    (see char_class.h and the README's "Tokenization").
 #include <string>
 #include <string_view>
 #include <vector>
@@ -24,6 +31,7 @@ struct TokenizerOptions {
   bool lowercase = true;
   int max_sentences = 0;  // 0 = no cap
   int max_words = 0;      // per sentence; 0 = no cap
+  int version = kTokenizerVersion;  // rules: 2 = Unicode, 1 = before Unicode support
 };
 
 class Tokenizer {
