@@ -3,6 +3,7 @@
 // order; config parsing, config_to_json, the config reference and the command line's
 // choices (CLI::IsMember) all read it, so a new value is added in one place.
 #include <array>
+#include <cstddef>
 #include <string>
 #include <vector>
 
