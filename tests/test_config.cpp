@@ -93,16 +93,16 @@ TEST_CASE("enum names and parse functions", "[config]") {
   CHECK(std::string(han::to_string(han::DataFormat::folder)) == "folder");
   CHECK(std::string(han::to_string(han::OptimizerName::sgd)) == "sgd");
   CHECK(std::string(han::to_string(han::LrSchedule::linear)) == "linear");
-  CHECK(han::parse_mask_mode("additive", "--masks") == han::MaskMode::additive);
-  CHECK(han::parse_batch_strategy("bucket", "--batching") == han::BatchStrategy::bucket);
-  CHECK(han::parse_data_format("fasttext", "data.format") == han::DataFormat::fasttext);
-  REQUIRE_THROWS_AS(han::parse_mask_mode("Renorm", "--masks"), han::Error);
-  REQUIRE_THROWS_WITH(han::parse_mask_mode("zero", "--masks"),
+  CHECK(han::parse_enum<han::MaskMode>("additive", "--masks") == han::MaskMode::additive);
+  CHECK(han::parse_enum<han::BatchStrategy>("bucket", "--batching") == han::BatchStrategy::bucket);
+  CHECK(han::parse_enum<han::DataFormat>("fasttext", "data.format") == han::DataFormat::fasttext);
+  REQUIRE_THROWS_AS(han::parse_enum<han::MaskMode>("Renorm", "--masks"), han::Error);
+  REQUIRE_THROWS_WITH(han::parse_enum<han::MaskMode>("zero", "--masks"),
                       Contains("--masks") && Contains("\"zero\"") && Contains("none") &&
                           Contains("renorm") && Contains("additive"));
-  REQUIRE_THROWS_WITH(han::parse_batch_strategy("sorted", "--batching"),
+  REQUIRE_THROWS_WITH(han::parse_enum<han::BatchStrategy>("sorted", "--batching"),
                       Contains("--batching") && Contains("bucket") && Contains("random"));
-  REQUIRE_THROWS_WITH(han::parse_data_format("csv", "data.format"),
+  REQUIRE_THROWS_WITH(han::parse_enum<han::DataFormat>("csv", "data.format"),
                       Contains("data.format") && Contains("jsonl") && Contains("folder"));
 }
 

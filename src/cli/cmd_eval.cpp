@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "commands.h"
+#include "han/core/config_enums.h"
 #include "han/infer/classifier.h"
 #include "han/text/dataset.h"
 #include "han/core/error.h"
@@ -24,7 +25,7 @@ struct EvalArgs {
 void run_eval(const EvalArgs& a) {
   setup_logging(a.log);
   const Classifier c = load_classifier(a.model);
-  const DataFormat format = a.format.empty() ? c.config.data.format : parse_data_format(a.format, "--format");
+  const DataFormat format = a.format.empty() ? c.config.data.format : parse_enum<DataFormat>(a.format, "--format");
   const std::vector<Example> examples = read_examples(a.data, format, true);
   if (examples.empty()) throw han::Error(a.data + ": no documents to evaluate");
   const std::vector<Document> docs = encode_all(examples, c.tokenizer(), c.vocab, c.labels);
@@ -51,7 +52,7 @@ void add_eval_command(CLI::App& app) {
   cmd->add_option("-m,--model", args->model, "Model file (model.han)")->required();
   cmd->add_option("-d,--data", args->data, "Labelled data file (or folder for --format folder)")->required();
   cmd->add_option("--format", args->format, "Data format (default: the model's data.format)")
-      ->check(CLI::IsMember({"jsonl", "fasttext", "tsv", "folder"}));
+      ->check(CLI::IsMember(enum_names<DataFormat>()));
   cmd->add_flag("--json", args->json, "One JSON object instead of tables");
   cmd->add_option("-b,--batch-size", args->batch_size, "Documents per batch")->default_val(64)->check(CLI::Range(1, 100000));
   cmd->add_option("-t,--threads", args->threads, "Threads (0 = all cores)")->default_val(0)->check(CLI::Range(0, 1024));

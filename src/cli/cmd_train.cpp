@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "commands.h"
+#include "han/core/json_text.h"
 #include "han/infer/classifier.h"
 #include "han/text/corpus.h"
 #include "han/core/error.h"
@@ -84,14 +85,13 @@ nlohmann::json test_scores(const TrainResult& result, const Config& cfg, const C
 
 void print_summary(const TrainResult& result, const PreparedRun& run, const Corpus& corpus) {
   const EpochRecord& best = result.history[result.best_epoch - 1];
-  auto number = [](double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(nullptr); };
   nlohmann::json summary = {
       {"model", run.files.model},
       {"best_epoch", result.best_epoch},
       {"epochs", result.history.size()},
       {"stopped_early", result.stopped_early},
-      {"dev_accuracy", number(best.dev_accuracy)},
-      {"dev_macro_f1", number(best.dev_macro_f1)},
+      {"dev_accuracy", finite_or_null(best.dev_accuracy)},
+      {"dev_macro_f1", finite_or_null(best.dev_macro_f1)},
       {"test", test_scores(result, run.config, corpus)},
       {"train_documents", corpus.train.size()},
       {"skipped_empty", result.skipped_empty},

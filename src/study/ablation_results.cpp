@@ -88,8 +88,8 @@ json AblationRun::to_json() const {
 
 AblationRun AblationRun::from_json(const json& j) {
   AblationRun r;
-  r.mask = parse_mask_mode(j.at("mask").get<std::string>(), "mask");
-  r.batching = parse_batch_strategy(j.at("batching").get<std::string>(), "batching");
+  r.mask = parse_enum<MaskMode>(j.at("mask").get<std::string>(), "mask");
+  r.batching = parse_enum<BatchStrategy>(j.at("batching").get<std::string>(), "batching");
   r.seed = j.at("seed").get<std::uint64_t>();
   r.dev_curve = j.at("dev_curve").get<std::vector<double>>();
   r.best_epoch = j.at("best_epoch").get<int>();
@@ -156,8 +156,8 @@ json AblationVariant::to_json() const {
 
 AblationVariant AblationVariant::from_json(const json& j) {
   AblationVariant v;
-  v.mask = parse_mask_mode(j.at("mask").get<std::string>(), "mask");
-  v.batching = parse_batch_strategy(j.at("batching").get<std::string>(), "batching");
+  v.mask = parse_enum<MaskMode>(j.at("mask").get<std::string>(), "mask");
+  v.batching = parse_enum<BatchStrategy>(j.at("batching").get<std::string>(), "batching");
   v.seeds = j.at("seeds").get<std::vector<std::uint64_t>>();
   v.evaluated_on = j.at("evaluated_on").get<std::string>();
   v.accuracy = SeedSummary::from_json(j.at("accuracy"));

@@ -1,3 +1,4 @@
+#include "han/core/json_text.h"
 #include "han/train/checkpoint.h"
 
 #include <algorithm>
@@ -13,7 +14,7 @@ nlohmann::json TrainState::to_json() const {
   return {{"epoch", epoch}, {"next_batch", next_batch}, {"loss_sum", loss_sum}, {"epoch_seconds", epoch_seconds},
           {"docs_seen", docs_seen}, {"tokens_seen", tokens_seen}, {"sentences_seen", sentences_seen},
           {"word_slots", word_slots}, {"sentence_slots", sentence_slots},
-          {"best_score", std::isfinite(best_score) ? nlohmann::json(best_score) : nlohmann::json(nullptr)},
+          {"best_score", finite_or_null(best_score)},
           {"best_epoch", best_epoch}, {"epochs_without_gain", epochs_without_gain}, {"history", h}};
 }
 
@@ -28,6 +29,7 @@ TrainState TrainState::from_json(const nlohmann::json& j) {
   s.sentences_seen = j.at("sentences_seen");
   s.word_slots = j.at("word_slots");
   s.sentence_slots = j.at("sentence_slots");
+  // null is "no best epoch yet": -inf, below any score.
   s.best_score = j.at("best_score").is_null() ? -std::numeric_limits<double>::infinity() : j.at("best_score").get<double>();
   s.best_epoch = j.at("best_epoch");
   s.epochs_without_gain = j.at("epochs_without_gain");

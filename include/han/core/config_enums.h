@@ -72,12 +72,4 @@ E parse_enum(const std::string& name, const std::string& key) {
   return static_cast<E>(detail::index_of_name(names.data(), names.size(), name, key));
 }
 
-inline MaskMode parse_mask_mode(const std::string& s, const std::string& key) { return parse_enum<MaskMode>(s, key); }
-inline BatchStrategy parse_batch_strategy(const std::string& s, const std::string& key) {
-  return parse_enum<BatchStrategy>(s, key);
-}
-inline DataFormat parse_data_format(const std::string& s, const std::string& key) {
-  return parse_enum<DataFormat>(s, key);
-}
-
 }  // namespace han
