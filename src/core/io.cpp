@@ -97,27 +97,31 @@ void require_regular_file(const std::string& path) {
   std::fclose(f);
 }
 
-void write_file_atomically(const std::string& path, const std::string& bytes) {
-  const auto fail = [&](const std::string& reason) -> Error {
-    return Error("cannot write " + path + ": " + reason, 1);
-  };
-  if (path.empty()) throw fail("empty path");
+namespace {
 
+Error write_failure(const std::string& path, const std::string& reason) {
+  return Error("cannot write " + path + ": " + reason, 1);
+}
+
+// The folder `path` will be written into; refuses a missing folder, a non-folder, or a
+// path that is itself a directory.
+fs::path checked_target_folder(const std::string& path) {
+  if (path.empty()) throw write_failure(path, "empty path");
   fs::path folder = fs::path(path).parent_path();
   if (folder.empty()) folder = ".";
   std::error_code ec;
   const fs::file_status st = fs::status(folder, ec);
-  if (st.type() == fs::file_type::not_found) {
-    throw fail("folder " + folder.string() + " does not exist");
-  }
-  if (!ec && st.type() != fs::file_type::directory) {
-    throw fail(folder.string() + " is not a folder");
-  }
-  if (fs::is_directory(path, ec)) throw fail("it is a directory");
+  if (st.type() == fs::file_type::not_found) throw write_failure(path, "folder " + folder.string() + " does not exist");
+  if (!ec && st.type() != fs::file_type::directory) throw write_failure(path, folder.string() + " is not a folder");
+  if (fs::is_directory(path, ec)) throw write_failure(path, "it is a directory");
+  return folder;
+}
 
-  const std::string tmp = path + ".tmp." + std::to_string(static_cast<long>(::getpid()));
-  // O_EXCL: never write through a pre-existing temp (or symlink) of the same name.
-  // A regular file of that name is a leftover of a killed process that had our pid: replace it.
+// Creates `tmp` for writing. O_EXCL: never write through a pre-existing temp (or symlink)
+// of the same name; a regular file of that name is a leftover of a killed process that
+// had our pid, and is replaced.
+std::FILE* create_temp_file(const std::string& path, const std::string& tmp) {
+  std::error_code ec;
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
   int open_err = errno;
   if (fd < 0 && open_err == EEXIST && fs::is_regular_file(fs::symlink_status(tmp, ec)) &&
@@ -125,35 +129,46 @@ void write_file_atomically(const std::string& path, const std::string& bytes) {
     fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     open_err = errno;
   }
-  if (fd < 0) {
-    throw fail("cannot create temporary file " + tmp + ": " + std::strerror(open_err));
-  }
+  if (fd < 0) throw write_failure(path, "cannot create temporary file " + tmp + ": " + std::strerror(open_err));
   std::FILE* f = ::fdopen(fd, "wb");
   if (!f) {
     const int e = errno;
     ::close(fd);
     std::remove(tmp.c_str());
-    throw fail(std::strerror(e));
+    throw write_failure(path, std::strerror(e));
   }
+  return f;
+}
 
-  // From here on, any failure closes and removes the temp file.
-  const auto abandon = [&](int err) -> Error {
-    if (f) std::fclose(f);
-    f = nullptr;
-    std::remove(tmp.c_str());
-    return fail(std::strerror(err));
-  };
+// Writes, flushes, syncs and closes f; returns 0 or the errno of the first failure.
+// f is closed in every case.
+int write_and_close(std::FILE* f, const std::string& bytes) {
   errno = 0;
   if (!bytes.empty() && std::fwrite(bytes.data(), 1, bytes.size(), f) != bytes.size()) {
-    throw abandon(errno ? errno : EIO);
+    const int e = errno ? errno : EIO;
+    std::fclose(f);
+    return e;
   }
-  if (std::fflush(f) != 0) throw abandon(errno ? errno : EIO);
-  if (::fsync(::fileno(f)) != 0) throw abandon(errno);
-  const int close_rc = std::fclose(f);
-  f = nullptr;
-  if (close_rc != 0) throw abandon(errno ? errno : EIO);
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) throw abandon(errno);
+  if (std::fflush(f) != 0 || ::fsync(::fileno(f)) != 0) {
+    const int e = errno ? errno : EIO;
+    std::fclose(f);
+    return e;
+  }
+  return std::fclose(f) != 0 ? (errno ? errno : EIO) : 0;
+}
 
+}  // namespace
+
+void write_file_atomically(const std::string& path, const std::string& bytes) {
+  const fs::path folder = checked_target_folder(path);
+  const std::string tmp = path + ".tmp." + std::to_string(static_cast<long>(::getpid()));
+  std::FILE* f = create_temp_file(path, tmp);
+  int err = write_and_close(f, bytes);
+  if (err == 0 && std::rename(tmp.c_str(), path.c_str()) != 0) err = errno;
+  if (err != 0) {
+    std::remove(tmp.c_str());
+    throw write_failure(path, std::strerror(err));
+  }
   // Make the rename itself durable; a failure here does not undo the write.
   const int dfd = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dfd >= 0) {

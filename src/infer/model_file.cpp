@@ -156,78 +156,90 @@ std::string serialize_model(const nlohmann::json& header, const std::vector<Name
   return out;
 }
 
-ModelFileContents parse_model(const std::string& bytes, const std::string& origin) {
-  const std::string who = origin.empty() ? "model file" : origin;
-  const auto truncated = [&] { return Error(who + ": model file is truncated"); };
-  const auto corrupted = [&](const std::string& why) {
-    return Error(who + ": model file is corrupted (" + why + ")");
-  };
+namespace {
 
+struct ModelErrors {
+  std::string who;
+  Error truncated() const { return Error(who + ": model file is truncated"); }
+  Error corrupted(const std::string& why) const { return Error(who + ": model file is corrupted (" + why + ")"); }
+};
+
+// Magic, version and checksum: nothing inside is trusted before these hold.
+std::uint32_t check_envelope(const std::string& bytes, const ModelErrors& err) {
   if (bytes.size() < kMagicSize) {
-    if (!bytes.empty() && std::memcmp(bytes.data(), kMagic, bytes.size()) == 0) throw truncated();
-    throw Error(who + ": not a han model file");
+    if (!bytes.empty() && std::memcmp(bytes.data(), kMagic, bytes.size()) == 0) throw err.truncated();
+    throw Error(err.who + ": not a han model file");
   }
-  if (std::memcmp(bytes.data(), kMagic, kMagicSize) != 0) throw Error(who + ": not a han model file");
-  if (bytes.size() < kMagicSize + 4) throw truncated();
+  if (std::memcmp(bytes.data(), kMagic, kMagicSize) != 0) throw Error(err.who + ": not a han model file");
+  if (bytes.size() < kMagicSize + 4) throw err.truncated();
   const auto version = static_cast<std::uint32_t>(get_le(bytes.data() + kMagicSize, 4));
   if (version != kModelFormatVersion) {
-    throw Error(who + ": model format version " + std::to_string(version) +
-                " is not supported (this han reads version " +
-                std::to_string(kModelFormatVersion) + ")");
+    throw Error(err.who + ": model format version " + std::to_string(version) +
+                " is not supported (this han reads version " + std::to_string(kModelFormatVersion) + ")");
   }
-  if (bytes.size() < kMinSize) throw truncated();
-
+  if (bytes.size() < kMinSize) throw err.truncated();
   // The checksum covers everything before it. Verify it before trusting any length.
   const std::size_t body = bytes.size() - 8;
-  const std::uint64_t stored = get_le(bytes.data() + body, 8);
-  if (model_checksum(bytes.data(), body) != stored) {
+  if (model_checksum(bytes.data(), body) != get_le(bytes.data() + body, 8)) {
     // Tell a cut-short file from a damaged one: does the structure need more bytes?
     std::size_t body_end = 0;
-    if (!walk(bytes, bytes.size(), &body_end) || body_end + 8 > bytes.size()) throw truncated();
-    throw corrupted("checksum mismatch");
+    if (!walk(bytes, bytes.size(), &body_end) || body_end + 8 > bytes.size()) throw err.truncated();
+    throw err.corrupted("checksum mismatch");
   }
+  return version;
+}
 
-  // The checksum matches; still check every length (a hand-made file could lie).
-  ModelFileContents out;
-  out.version = version;
-  Reader r(bytes, kMagicSize + 4, body);
+nlohmann::json read_header(Reader& r, const ModelErrors& err) {
   const std::uint64_t header_len = r.u64();
   const char* header_text = r.bytes(header_len);
-  if (!header_text) throw corrupted("header length exceeds the file");
-  out.header = nlohmann::json::parse(header_text, header_text + header_len, nullptr,
-                                     /*allow_exceptions=*/false);
-  if (out.header.is_discarded() || !out.header.is_object()) {
-    throw corrupted("header is not a JSON object");
-  }
+  if (!header_text) throw err.corrupted("header length exceeds the file");
+  nlohmann::json header = nlohmann::json::parse(header_text, header_text + header_len, nullptr,
+                                                /*allow_exceptions=*/false);
+  if (header.is_discarded() || !header.is_object()) throw err.corrupted("header is not a JSON object");
   // Callers copy and print parts of the header, which recurses: refuse absurd nesting.
-  if (json_nesting_exceeds(out.header, kMaxHeaderDepth)) throw corrupted("header is nested too deeply");
+  if (json_nesting_exceeds(header, kMaxHeaderDepth)) throw err.corrupted("header is nested too deeply");
+  return header;
+}
+
+NamedTensor read_tensor(Reader& r, std::uint32_t index, const ModelErrors& err) {
+  const std::uint32_t name_len = r.u32();
+  const char* name = r.bytes(name_len);
+  const std::uint32_t rows = r.u32();
+  const std::uint32_t cols = r.u32();
+  std::uint64_t n = 0;
+  if (!r.ok() || !tensor_bytes(rows, cols, r.remaining(), &n)) {
+    throw err.corrupted("tensor " + std::to_string(index) + " exceeds the file");
+  }
+  const char* data = r.bytes(n);
+  NamedTensor nt;
+  nt.name.assign(name, name_len);
+  nt.value.resize(rows, cols);
+  Scalar* dst = nt.value.data();
+  for (std::uint64_t i = 0; i < n / 4; ++i) {
+    const auto bits = static_cast<std::uint32_t>(get_le(data + 4 * i, 4));
+    std::memcpy(&dst[i], &bits, sizeof bits);
+  }
+  return nt;
+}
+
+}  // namespace
+
+ModelFileContents parse_model(const std::string& bytes, const std::string& origin) {
+  const ModelErrors err{origin.empty() ? "model file" : origin};
+  ModelFileContents out;
+  out.version = check_envelope(bytes, err);
+  // The checksum matches; still check every length (a hand-made file could lie).
+  Reader r(bytes, kMagicSize + 4, bytes.size() - 8);
+  out.header = read_header(r, err);
   const std::uint32_t count = r.u32();
-  if (!r.ok()) throw corrupted("missing tensor count");
+  if (!r.ok()) throw err.corrupted("missing tensor count");
   std::set<std::string> names;
   for (std::uint32_t t = 0; t < count; ++t) {
-    const std::uint32_t name_len = r.u32();
-    const char* name = r.bytes(name_len);
-    const std::uint32_t rows = r.u32();
-    const std::uint32_t cols = r.u32();
-    std::uint64_t n = 0;
-    if (!r.ok() || !tensor_bytes(rows, cols, r.remaining(), &n)) {
-      throw corrupted("tensor " + std::to_string(t) + " exceeds the file");
-    }
-    const char* data = r.bytes(n);
-    NamedTensor nt;
-    nt.name.assign(name, name_len);
-    if (!names.insert(nt.name).second) {
-      throw corrupted("duplicate tensor \"" + nt.name + "\"");
-    }
-    nt.value.resize(rows, cols);
-    Scalar* dst = nt.value.data();
-    for (std::uint64_t i = 0; i < n / 4; ++i) {
-      const auto bits = static_cast<std::uint32_t>(get_le(data + 4 * i, 4));
-      std::memcpy(&dst[i], &bits, sizeof bits);
-    }
+    NamedTensor nt = read_tensor(r, t, err);
+    if (!names.insert(nt.name).second) throw err.corrupted("duplicate tensor \"" + nt.name + "\"");
     out.tensors.push_back(std::move(nt));
   }
-  if (r.remaining() != 0) throw corrupted("unexpected bytes after the last tensor");
+  if (r.remaining() != 0) throw err.corrupted("unexpected bytes after the last tensor");
   return out;
 }
 
