@@ -12,6 +12,7 @@
 #include "han/core/io.h"
 #include "han/study/report.h"
 #include "logging.h"
+#include "training_progress.h"
 
 namespace han::cli {
 namespace {
@@ -39,8 +40,15 @@ void run_ablate(AblateArgs& a) {
   options.batchings.clear();
   for (const auto& b : a.batchings) options.batchings.push_back(parse_batch_strategy(b, "--batching"));
   options.log = [](const std::string& line) { spdlog::info("{}", line); };
+  ProgressBar bar;
+  if (show_progress(a.log))
+    options.on_batch = [&bar](const AblationProgress& p) {
+      bar.update(epoch_fraction(p.training), "run " + std::to_string(p.run) + "/" + std::to_string(p.runs) + " " +
+                                                 p.name + " " + epoch_progress_text(p.training));
+    };
   const Corpus corpus = load_corpus(cfg);
   const AblationResult result = run_ablation(cfg, corpus, options);
+  bar.finish();
   write_file_atomically((std::filesystem::path(a.output) / "ablation.json").string(), result.to_json().dump(1) + "\n");
   write_file_atomically((std::filesystem::path(a.output) / "report.html").string(), ablation_report_html(result));
   std::fputs(ablation_table(result).c_str(), stdout);

@@ -29,7 +29,14 @@ void run_eval(const EvalArgs& a) {
   if (examples.empty()) throw han::Error(a.data + ": no documents to evaluate");
   const std::vector<Document> docs = encode_all(examples, c.tokenizer(), c.vocab, c.labels);
   const auto start = std::chrono::steady_clock::now();  // the predictor's set-up counts as prediction
-  const Metrics m = evaluate(Predictor(c.params, c.config.model, a.threads), docs, a.batch_size);
+  Predictor predictor(c.params, c.config.model, a.threads);
+  DocumentProgress progress(show_progress(a.log), static_cast<std::int64_t>(docs.size()));
+  predictor.on_progress([&progress](Index done) {
+    progress.update(done);
+    return true;
+  });
+  const Metrics m = evaluate(predictor, docs, a.batch_size);
+  progress.finish();
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::int64_t tokens = 0;
   for (const Document& d : docs) tokens += d.tokens();

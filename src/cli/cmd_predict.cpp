@@ -134,8 +134,14 @@ class Output {
 
 class Runner {
  public:
-  Runner(const PredictArgs& a, const Classifier& c)
-      : a_(a), c_(c), tokenizer_(c.tokenizer()), predictor_(c.params, c.config.model, a.threads), out_(a, c) {}
+  // `total`: how many documents will come, 0 when unknown (lines of a stream).
+  Runner(const PredictArgs& a, const Classifier& c, std::int64_t total)
+      : a_(a),
+        c_(c),
+        tokenizer_(c.tokenizer()),
+        predictor_(c.params, c.config.model, a.threads),
+        out_(a, c),
+        progress_(show_progress(a.log), total) {}
 
   void add(Item item, const std::string& text) {
     item.words = tokenizer_.tokenize(text);
@@ -154,11 +160,14 @@ class Runner {
     const Matrix probs = predictor_.predict(docs, a_.batch_size, explain ? &explanations : nullptr);
     if (!explain) explanations.resize(docs.size());
     out_.write(pending_, probs, explanations);
+    answered_ += static_cast<std::int64_t>(pending_.size());
     pending_.clear();
+    progress_.update(answered_);
   }
 
   void finish() {
     flush();
+    progress_.finish();
     out_.finish();
   }
 
@@ -169,6 +178,8 @@ class Runner {
   Predictor predictor_;
   Output out_;
   std::vector<Item> pending_;
+  std::int64_t answered_ = 0;
+  DocumentProgress progress_;
 };
 
 // Each line of fd is a document (lines) or a JSON record (jsonl).
@@ -203,7 +214,7 @@ void run_predict(PredictArgs& a) {
   if (a.input == "files" && from_stdin)
     throw han::Error("--input files needs file paths (stdin is read as lines or jsonl)");
   const Classifier classifier = load_classifier(a.model);
-  Runner runner(a, classifier);
+  Runner runner(a, classifier, a.input == "files" ? static_cast<std::int64_t>(a.paths.size()) : 0);
   if (from_stdin) {
     read_lines(runner, STDIN_FILENO, "<stdin>", a.input == "jsonl");
   } else if (a.input == "files") {

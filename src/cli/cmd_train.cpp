@@ -15,6 +15,7 @@
 #include "han/train/run_folder.h"
 #include "han/train/trainer.h"
 #include "logging.h"
+#include "training_progress.h"
 
 namespace han::cli {
 namespace {
@@ -58,14 +59,7 @@ PreparedRun prepare_run(const TrainArgs& a) {
 // The progress bar (when shown) and one log line per epoch.
 void report_progress(TrainOptions& options, ProgressBar& bar, const LogOptions& log, int epochs) {
   if (show_progress(log)) {
-    options.on_batch = [&bar](const TrainProgress& p) {
-      const double fraction = static_cast<double>(p.batch) / static_cast<double>(p.batches);
-      const double eta = p.seconds / fraction * (1 - fraction);
-      char text[160];
-      std::snprintf(text, sizeof text, "epoch %d/%d loss %.4f %.0f docs/s ETA %s", p.epoch, p.epochs,
-                    p.mean_loss, p.docs_per_second, format_duration(eta).c_str());
-      bar.update(fraction, text);
-    };
+    options.on_batch = [&bar](const TrainProgress& p) { bar.update(epoch_fraction(p), epoch_progress_text(p)); };
   }
   options.on_epoch = [&bar, epochs](const EpochRecord& r) {
     bar.finish();

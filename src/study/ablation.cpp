@@ -80,8 +80,8 @@ std::vector<AttentionExample> attention_examples(const Predictor& predictor, con
   return examples;
 }
 
-AblationRun run_one(const Config& cfg, const Corpus& corpus, const Probes& probes) {
-  const TrainResult r = train_model(cfg, corpus);
+AblationRun run_one(const Config& cfg, const Corpus& corpus, const Probes& probes, const TrainOptions& train_options) {
+  const TrainResult r = train_model(cfg, corpus, train_options);
   const Predictor predictor(r.best_params, cfg.model, cfg.trainer.threads);
   PaddingAttention pad;
   AblationRun run;
@@ -121,20 +121,43 @@ std::optional<AblationRun> stored_run(const fs::path& file, const std::string& f
   }
 }
 
+std::string run_name(const Config& cfg) {
+  return std::string(to_string(cfg.model.mask)) + "-" + to_string(cfg.batching.strategy) + "-seed" +
+         std::to_string(cfg.trainer.seed);
+}
+
+// Every run's config, in the order they are trained: by batching, then mask, then seed.
+std::vector<Config> run_configs(const Config& base, const AblationOptions& options) {
+  std::vector<Config> configs;
+  for (BatchStrategy batching : options.batchings)
+    for (MaskMode mask : options.masks)
+      for (std::uint64_t seed : options.seeds) {
+        Config cfg = base;
+        cfg.model.mask = mask;
+        cfg.batching.strategy = batching;
+        cfg.trainer.seed = seed;
+        configs.push_back(cfg);
+      }
+  return configs;
+}
+
+// Run `run` of `runs` (1-based): re-used when stored for this config, else trained.
 AblationRun load_or_train(const Config& cfg, const Corpus& corpus, const Probes& probes, const fs::path& runs_dir,
-                          const AblationOptions& options) {
-  const std::string name = std::string(to_string(cfg.model.mask)) + "-" + to_string(cfg.batching.strategy) + "-seed" +
-                           std::to_string(cfg.trainer.seed);
+                          const AblationOptions& options, int run, int runs) {
+  const std::string name = run_name(cfg);
   const fs::path file = runs_dir / (name + ".json");
   const std::string fingerprint = config_to_json(cfg).dump();
-  if (std::optional<AblationRun> run = stored_run(file, fingerprint, !corpus.test.empty())) {
+  if (std::optional<AblationRun> stored = stored_run(file, fingerprint, !corpus.test.empty())) {
     if (options.log) options.log("re-using " + file.string());
-    return *run;
+    return *stored;
   }
   if (options.log) options.log("training " + name);
-  const AblationRun run = run_one(cfg, corpus, probes);
-  write_file_atomically(file.string(), json({{"fingerprint", fingerprint}, {"run", run.to_json()}}).dump() + "\n");
-  return run;
+  TrainOptions train_options;
+  if (options.on_batch)
+    train_options.on_batch = [&](const TrainProgress& p) { options.on_batch({run, runs, name, p}); };
+  const AblationRun trained = run_one(cfg, corpus, probes, train_options);
+  write_file_atomically(file.string(), json({{"fingerprint", fingerprint}, {"run", trained.to_json()}}).dump() + "\n");
+  return trained;
 }
 
 template <typename Get>
@@ -200,17 +223,11 @@ AblationResult run_ablation(const Config& base, const Corpus& corpus, const Abla
 
   // runs[(batching, mask)][seed index]
   std::map<std::pair<int, int>, std::vector<AblationRun>> runs;
-  for (BatchStrategy batching : options.batchings) {
-    for (MaskMode mask : options.masks) {
-      for (std::uint64_t seed : options.seeds) {
-        Config cfg = base;
-        cfg.model.mask = mask;
-        cfg.batching.strategy = batching;
-        cfg.trainer.seed = seed;
-        runs[{static_cast<int>(batching), static_cast<int>(mask)}].push_back(
-            load_or_train(cfg, corpus, probes, runs_dir, options));
-      }
-    }
+  const std::vector<Config> configs = run_configs(base, options);
+  for (std::size_t i = 0; i < configs.size(); ++i) {
+    const Config& cfg = configs[i];
+    runs[{static_cast<int>(cfg.batching.strategy), static_cast<int>(cfg.model.mask)}].push_back(load_or_train(
+        cfg, corpus, probes, runs_dir, options, static_cast<int>(i) + 1, static_cast<int>(configs.size())));
   }
 
   AblationResult result;

@@ -11,8 +11,17 @@
 #include "han/core/config.h"
 #include "han/study/ablation_results.h"
 #include "han/text/corpus.h"
+#include "han/train/trainer.h"
 
 namespace han {
+
+// Where an ablation is: run `run` of `runs` (1-based), named like its file
+// (none-bucket-seed1), and how far its training is.
+struct AblationProgress {
+  int run = 0, runs = 0;
+  std::string name;
+  TrainProgress training;
+};
 
 struct AblationOptions {
   std::vector<std::uint64_t> seeds = {1, 2, 3};
@@ -20,6 +29,7 @@ struct AblationOptions {
   std::vector<BatchStrategy> batchings = {BatchStrategy::bucket, BatchStrategy::random};
   std::string output_dir;  // required: DIR/runs/*.json
   std::function<void(const std::string&)> log;
+  std::function<void(const AblationProgress&)> on_batch;  // after every training step
 };
 
 // Runs (or re-uses) every run and returns what ablation.json holds.
