@@ -1,5 +1,5 @@
 // What long commands show on stderr while they work: a progress bar (on a terminal, or
-// with --progress; never on stdout; not with --quiet).
+// with --progress; never on stdout; not with --quiet) and --log-level debug detail.
 #include <catch2/catch.hpp>
 
 #include <nlohmann/json.hpp>
@@ -92,4 +92,37 @@ TEST_CASE("ablate --progress shows the run, its variant and its epoch, and the r
   for (json* j : {&a, &b})
     for (json& v : (*j)["variants"]) v.erase("seconds_per_epoch");  // wall clock
   CHECK(a["variants"] == b["variants"]);
+}
+
+TEST_CASE("log level debug adds per-batch shapes, reading and scoring times, and info does not", "[cli][progress]") {
+  const CliFixture& f = cli_fixture();
+  const TempDir dir;
+  const std::string args = "train --config " + source_path("configs/quickstart.json") + " --set data.train=" + f.data +
+                           " --set data.test= --set trainer.epochs=1 --set model.embedding_dim=8"
+                           " --set model.word_hidden=4 --set model.sentence_hidden=4 --set model.attention_dim=8";
+  const RunResult debug = run(han_cmd(args + " --log-level debug --output " + dir.file("debug")));
+  const RunResult info = run(han_cmd(args + " --output " + dir.file("info")));
+  INFO(debug.err);
+  REQUIRE(debug.exit_code == 0);
+  REQUIRE(info.exit_code == 0);
+  const auto lines = lines_of(debug.err);
+  int steps = 0;
+  for (const std::string& line : lines)
+    if (has(line, "(B x S x W)") && has(line, " real tokens, ") && has(line, " s") && has(line, "epoch 1 batch "))
+      ++steps;
+  CHECK(steps == 38);  // 1200 documents in batches of 32
+  CHECK(has(debug.err, "han: reading train data from " + f.data));
+  CHECK(has(debug.err, "han: train data: 1200 documents read in "));
+  CHECK(has(debug.err, "han: dev data: 500 documents tokenized and encoded in "));
+  CHECK(has(debug.err, "han: epoch 1: dev scoring took "));
+  CHECK(json::parse(debug.out)["best_epoch"] == 1);
+  CHECK_FALSE(has(info.err, "B x S x W"));
+  CHECK_FALSE(has(info.err, "reading"));
+  CHECK_FALSE(has(info.err, "scoring"));
+
+  const RunResult eval = run(han_cmd("eval --log-level debug --model " + f.model + " --data " +
+                                     source_path("data/dev.jsonl")));
+  CHECK(eval.exit_code == 0);
+  CHECK(has(eval.err, "han: 500 documents read, tokenized and encoded in "));
+  CHECK(has(eval.err, "han: 500 documents scored in "));
 }

@@ -1,4 +1,6 @@
 // han eval --model FILE --data FILE [--format F] [--json]
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -13,6 +15,10 @@
 namespace han::cli {
 namespace {
 
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
 struct EvalArgs {
   std::string model, data, format;
   bool json = false;
@@ -25,9 +31,11 @@ void run_eval(const EvalArgs& a) {
   setup_logging(a.log);
   const Classifier c = load_classifier(a.model);
   const DataFormat format = a.format.empty() ? c.config.data.format : parse_data_format(a.format, "--format");
+  const auto read_start = std::chrono::steady_clock::now();
   const std::vector<Example> examples = read_examples(a.data, format, true);
   if (examples.empty()) throw han::Error(a.data + ": no documents to evaluate");
   const std::vector<Document> docs = encode_all(examples, c.tokenizer(), c.vocab, c.labels);
+  spdlog::debug("{} documents read, tokenized and encoded in {:.2f} s", docs.size(), seconds_since(read_start));
   const auto start = std::chrono::steady_clock::now();  // the predictor's set-up counts as prediction
   Predictor predictor(c.params, c.config.model, a.threads);
   DocumentProgress progress(show_progress(a.log), static_cast<std::int64_t>(docs.size()));
@@ -37,7 +45,8 @@ void run_eval(const EvalArgs& a) {
   });
   const Metrics m = evaluate(predictor, docs, a.batch_size);
   progress.finish();
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double seconds = seconds_since(start);
+  spdlog::debug("{} documents scored in {:.2f} s", docs.size(), seconds);
   std::int64_t tokens = 0;
   for (const Document& d : docs) tokens += d.tokens();
   nlohmann::json j = metrics_to_json(m, c.labels);

@@ -2,9 +2,11 @@
 // Streams: documents are answered in input order, one output line per input line,
 // flushed per batch; a batch is answered early when no more input is ready yet.
 #include <fcntl.h>
+#include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -157,7 +159,10 @@ class Runner {
     for (Item& it : pending_) docs.push_back(std::move(it.doc));
     std::vector<Explanation> explanations;
     const bool explain = a_.explain || a_.format == "html";
+    const auto start = std::chrono::steady_clock::now();
     const Matrix probs = predictor_.predict(docs, a_.batch_size, explain ? &explanations : nullptr);
+    spdlog::debug("{} documents predicted in {:.3f} s", docs.size(),
+                  std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     if (!explain) explanations.resize(docs.size());
     out_.write(pending_, probs, explanations);
     answered_ += static_cast<std::int64_t>(pending_.size());

@@ -2,6 +2,7 @@
 #include <spdlog/spdlog.h>
 
 #include <atomic>
+#include <chrono>
 #include <csignal>
 #include <cmath>
 #include <cstdio>
@@ -71,8 +72,12 @@ void report_progress(TrainOptions& options, ProgressBar& bar, const LogOptions& 
 
 nlohmann::json test_scores(const TrainResult& result, const Config& cfg, const Corpus& corpus) {
   if (corpus.test.empty()) return nullptr;
+  spdlog::debug("scoring {} test documents", corpus.test.size());
+  const auto start = std::chrono::steady_clock::now();
   const Metrics m = evaluate(Predictor(result.best_params, cfg.model, cfg.trainer.threads), corpus.test,
                              cfg.batching.batch_size);
+  spdlog::debug("test scoring took {:.2f} s",
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   return {{"accuracy", m.accuracy}, {"macro_f1", m.macro_f1}, {"documents", m.total}};
 }
 

@@ -45,6 +45,19 @@ std::string metrics_text(const std::vector<EpochRecord>& history) {
   return out;
 }
 
+// --log-level debug: what one step computed and how long it took.
+void log_step(int epoch, std::size_t batch, std::size_t batches, long long step, const std::vector<Batch>& shards,
+              Clock::time_point start) {
+  Index B = 0, tokens = 0;
+  for (const Batch& s : shards) {
+    B += s.size();
+    tokens += s.real_tokens;
+  }
+  spdlog::debug("epoch {} batch {}/{} (step {}): {} x {} x {} (B x S x W), {} real tokens, {:.3f} s", epoch, batch,
+                batches, step, B, shards.front().max_sentences(), shards.front().max_words(), tokens,
+                seconds_since(start));
+}
+
 Classifier initial_model(const Config& cfg, const Corpus& corpus) {
   Rng rng(derive_seed(cfg.trainer.seed, SeedStream::init));
   return {cfg, corpus.vocab, corpus.labels,
@@ -62,7 +75,7 @@ class TrainingRun {
   std::vector<ParamRef> trained_refs();
   void restore_checkpoint();
   bool run_epoch(int epoch, Clock::time_point epoch_start);
-  void train_step(const BatchIndices& indices, int epoch);
+  void train_step(const BatchIndices& indices, int epoch, std::size_t batch, std::size_t batches);
   void report_batch(int epoch, std::size_t done, std::size_t batches, Clock::time_point epoch_start) const;
   bool finish_epoch(int epoch, Clock::time_point epoch_start);
   EpochRecord measure_epoch(int epoch, Clock::time_point epoch_start) const;
@@ -152,14 +165,16 @@ bool TrainingRun::run_epoch(int epoch, Clock::time_point epoch_start) {
       if (!files_.checkpoint.empty()) save_checkpoint(files_.checkpoint, model_, *optimizer_, refs_, state_);
       return false;
     }
-    train_step(batches[bi], epoch);
+    train_step(batches[bi], epoch, bi + 1, batches.size());
     report_batch(epoch, bi + 1, batches.size(), epoch_start);
   }
   return true;
 }
 
-// One optimizer step on one batch; a non-finite loss or gradient ends the run (exit 1).
-void TrainingRun::train_step(const BatchIndices& indices, int epoch) {
+// One optimizer step on batch `batch` of `batches`; a non-finite loss or gradient ends
+// the run (exit 1).
+void TrainingRun::train_step(const BatchIndices& indices, int epoch, std::size_t batch, std::size_t batches) {
+  const auto start = Clock::now();
   const std::vector<Batch> shards = make_shards(corpus_.train, indices, threads_);
   const Index B = static_cast<Index>(indices.size());
   Matrix dropout;
@@ -186,6 +201,7 @@ void TrainingRun::train_step(const BatchIndices& indices, int epoch) {
     state_.word_slots += s.word_mask.size();
     state_.sentence_slots += s.sentence_mask.size();
   }
+  if (spdlog::should_log(spdlog::level::debug)) log_step(epoch, batch, batches, optimizer_->steps(), shards, start);
 }
 
 void TrainingRun::report_batch(int epoch, std::size_t done, std::size_t batches, Clock::time_point epoch_start) const {
@@ -223,7 +239,10 @@ EpochRecord TrainingRun::measure_epoch(int epoch, Clock::time_point epoch_start)
       1.0 - static_cast<double>(state_.sentences_seen) / static_cast<double>(std::max<Index>(state_.sentence_slots, 1));
   rec.dev_accuracy = rec.dev_macro_f1 = std::numeric_limits<double>::quiet_NaN();
   if (!corpus_.dev.empty()) {
+    spdlog::debug("epoch {}: scoring {} dev documents", epoch, corpus_.dev.size());
+    const auto start = Clock::now();
     const Metrics dev = evaluate(Predictor(model_.params, cfg_.model, threads_), corpus_.dev, dev_batches_);
+    spdlog::debug("epoch {}: dev scoring took {:.2f} s", epoch, seconds_since(start));
     rec.dev_accuracy = dev.accuracy;
     rec.dev_macro_f1 = dev.macro_f1;
   }
