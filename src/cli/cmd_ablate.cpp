@@ -24,6 +24,7 @@ struct AblateArgs {
   int seeds = 3;
   std::vector<std::string> masks = {"none", "renorm", "additive"};
   std::vector<std::string> batchings = {"bucket", "random"};
+  bool overwrite = false;
   LogOptions log;
 };
 
@@ -33,6 +34,7 @@ void run_ablate(AblateArgs& a) {
   if (a.output.empty()) a.output = (std::filesystem::path("runs") / ("ablate-" + std::filesystem::path(a.config).stem().string())).string();
   AblationOptions options;
   options.output_dir = a.output;
+  options.overwrite = a.overwrite;
   options.seeds.clear();
   for (int s = 1; s <= a.seeds; ++s) options.seeds.push_back(cfg.trainer.seed + static_cast<std::uint64_t>(s - 1));
   options.masks.clear();
@@ -46,6 +48,7 @@ void run_ablate(AblateArgs& a) {
       bar.update(epoch_fraction(p.training), "run " + std::to_string(p.run) + "/" + std::to_string(p.runs) + " " +
                                                  p.name + " " + epoch_progress_text(p.training));
     };
+  check_ablation_folder(cfg, options);  // before the data is read: a refusal comes at once
   const Corpus corpus = load_corpus(cfg);
   const AblationResult result = run_ablation(cfg, corpus, options);
   bar.finish();
@@ -64,6 +67,8 @@ void add_ablate_command(CLI::App& app) {
   cmd->add_option("-c,--config", args->config, "JSON config file (needs data.dev)")->required();
   cmd->add_option("-s,--set", args->overrides, "Override a config key: key.path=value (repeatable)")->allow_extra_args(false);
   cmd->add_option("-o,--output", args->output, "Output folder (default: runs/ablate-<config name>); finished runs are re-used");
+  cmd->add_flag("--overwrite", args->overwrite,
+                "Replace what the output folder holds (a training run, another config's ablation; else it is refused)");
   cmd->add_option("-n,--seeds", args->seeds, "Seeds per variant (trainer.seed, +1, ...)")->default_val(3)->check(CLI::Range(1, 1000));
   cmd->add_option("--masks", args->masks, "Mask modes to compare")
       ->delimiter(',')->check(CLI::IsMember({"none", "renorm", "additive"}));

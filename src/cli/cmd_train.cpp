@@ -41,6 +41,7 @@ struct TrainArgs {
   std::string resume;
   std::vector<std::string> overrides;
   std::string output;
+  bool overwrite = false;
   LogOptions log;
 };
 
@@ -50,11 +51,22 @@ std::string default_output(const std::string& config_path) {
 
 PreparedRun prepare_run(const TrainArgs& a) {
   if (a.config.empty() == a.resume.empty()) throw han::Error("train needs exactly one of --config FILE or --resume DIR");
-  if (!a.resume.empty() && (!a.overrides.empty() || !a.output.empty()))
-    throw han::Error("--resume continues a run as it was configured: it takes no --set or --output");
+  if (!a.resume.empty() && (!a.overrides.empty() || !a.output.empty() || a.overwrite))
+    throw han::Error("--resume continues a run as it was configured: it takes no --set, --output or --overwrite");
   if (!a.resume.empty()) return reopen_run(a.resume);
   Config cfg = load_config_file(a.config, a.overrides);
-  return start_run(std::move(cfg), a.output.empty() ? default_output(a.config) : a.output);
+  return plan_run(std::move(cfg), a.output.empty() ? default_output(a.config) : a.output, a.overwrite);
+}
+
+// A new run that fails before it trained (a missing embeddings file, say) leaves no
+// config.json behind, so the corrected command is not refused.
+TrainResult train_or_abandon(const PreparedRun& run, const Corpus& corpus, const TrainOptions& options) {
+  try {
+    return train_model(run.config, corpus, options);
+  } catch (const han::Error&) {
+    abandon_run(run);
+    throw;
+  }
 }
 
 // The progress bar (when shown) and one log line per epoch.
@@ -103,6 +115,7 @@ void run_train(const TrainArgs& a) {
   setup_logging(a.log);
   const PreparedRun run = prepare_run(a);
   const Corpus corpus = load_corpus(run.config);
+  if (!run.resume) begin_run(run);
   ProgressBar bar;
   TrainOptions options;
   options.output_dir = run.files.folder;
@@ -110,7 +123,7 @@ void run_train(const TrainArgs& a) {
   report_progress(options, bar, a.log, run.config.trainer.epochs);
   install_stop_handlers();
   options.stop_requested = [] { return g_stop_signal.load() != 0; };
-  const TrainResult result = train_model(run.config, corpus, options);
+  const TrainResult result = train_or_abandon(run, corpus, options);
   bar.finish();
   if (result.interrupted) {
     std::fprintf(stderr, "han: interrupted: checkpoint written to %s; continue with: han train --resume %s\n",
@@ -131,6 +144,7 @@ void add_train_command(CLI::App& app) {
       ->allow_extra_args(false);
   cmd->add_option("-o,--output", args->output,
                   "Output folder for model.han, config.json, metrics.jsonl (default: runs/<config name>)");
+  cmd->add_flag("--overwrite", args->overwrite, "Replace the run the output folder holds (else it is refused)");
   add_log_options(*cmd, args->log);
   cmd->callback([args] { run_train(*args); });
 }

@@ -11,6 +11,7 @@
 #include "han/infer/evaluation.h"
 #include "han/infer/predictor.h"
 #include "han/study/statistics.h"
+#include "han/train/run_folder.h"
 #include "han/train/trainer.h"
 
 namespace han {
@@ -210,11 +211,66 @@ std::vector<ExampleDocument> example_documents(const Corpus& corpus, const Probe
   return examples;
 }
 
+// A stored run's config with what varies between an ablation's runs taken out: equal for
+// every run of one ablation. Null when the fingerprint is unreadable.
+json ablation_config(const std::string& fingerprint) {
+  json j = json::parse(fingerprint, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) return nullptr;
+  if (j.contains("model")) j["model"].erase("mask");
+  if (j.contains("batching")) j["batching"].erase("strategy");
+  if (j.contains("trainer")) j["trainer"].erase("seed");
+  return j;
+}
+
+// The first run file in runs_dir stored for another config (broken ones do not count:
+// they are trained again), or "".
+std::string foreign_run(const fs::path& runs_dir, const Config& base) {
+  const json own = ablation_config(config_to_json(base).dump());
+  std::vector<fs::path> files;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(runs_dir, ec))
+    if (entry.path().extension() == ".json") files.push_back(entry.path());
+  std::sort(files.begin(), files.end());
+  for (const fs::path& file : files) {
+    try {
+      const json stored = ablation_config(json::parse(read_file(file.string())).at("fingerprint").get<std::string>());
+      if (!stored.is_null() && stored != own) return file.string();
+    } catch (const std::exception&) {
+      // unreadable: trained again
+    }
+  }
+  return "";
+}
+
+// --overwrite: what the folder held goes before anything is trained.
+void clear_ablation_folder(const fs::path& dir) {
+  remove_run_files(dir.string());
+  for (const fs::path& p : {dir / "ablation.json", dir / "report.html", dir / "runs"}) {
+    std::error_code ec;
+    fs::remove_all(p, ec);
+    if (ec) throw Error("cannot remove " + p.string() + ": " + ec.message(), 1);
+  }
+}
+
 }  // namespace
+
+void check_ablation_folder(const Config& base, const AblationOptions& options) {
+  if (options.overwrite) return;
+  const std::string& dir = options.output_dir;
+  const std::string held = run_files_held(dir);
+  if (!held.empty())
+    throw Error(dir + " holds a training run (" + held + "); pass --overwrite to replace it with this ablation");
+  const std::string foreign = foreign_run(fs::path(dir) / "runs", base);
+  if (!foreign.empty())
+    throw Error(dir + " holds an ablation of another config (" + foreign +
+                "); finished runs are re-used only for the same config: pass --overwrite to replace it");
+}
 
 AblationResult run_ablation(const Config& base, const Corpus& corpus, const AblationOptions& options) {
   if (corpus.dev.empty()) throw Error("han ablate needs a dev set (data.dev)");
   HAN_ASSERT(!options.output_dir.empty());
+  check_ablation_folder(base, options);
+  if (options.overwrite) clear_ablation_folder(options.output_dir);
   const fs::path runs_dir = fs::path(options.output_dir) / "runs";
   std::error_code ec;
   fs::create_directories(runs_dir, ec);

@@ -28,9 +28,18 @@ struct AblationOptions {
   std::vector<MaskMode> masks = {MaskMode::none, MaskMode::renorm, MaskMode::additive};
   std::vector<BatchStrategy> batchings = {BatchStrategy::bucket, BatchStrategy::random};
   std::string output_dir;  // required: DIR/runs/*.json
+  // Replace what output_dir holds (a training run, another config's ablation) instead of
+  // refusing it; finished runs of this config are then trained again too.
+  bool overwrite = false;
   std::function<void(const std::string&)> log;
   std::function<void(const AblationProgress&)> on_batch;  // after every training step
 };
+
+// Refuses (han::Error naming it) an output folder holding what this ablation would
+// replace rather than re-use: a training run, or finished runs of another config (runs
+// differing only in mask, batching or seed are this config's). Does nothing with
+// options.overwrite. Writes nothing: call it before reading the data.
+void check_ablation_folder(const Config& base, const AblationOptions& options);
 
 // Runs (or re-uses) every run and returns what ablation.json holds.
 AblationResult run_ablation(const Config& base, const Corpus& corpus, const AblationOptions& options);
