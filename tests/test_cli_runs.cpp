@@ -1,5 +1,6 @@
 // Runs and their folders, as a user meets them: a folder holding a run is never silently
-// replaced (--overwrite replaces it whole).
+// replaced (--overwrite replaces it whole), and Ctrl-C or kill in every phase of train and
+// ablate ends with 130/143 and one line saying what is kept and how to continue.
 #include <catch2/catch.hpp>
 
 #include <filesystem>
@@ -8,7 +9,7 @@
 
 #include "support/paths.h"
 #include "support/run.h"
-#include "support/signal_run.h"  // head_of_data
+#include "support/signal_run.h"
 
 using namespace han::test;
 namespace fs = std::filesystem;
@@ -31,6 +32,11 @@ void check_refused(const RunResult& r, const std::string& line) {
   const auto errs = lines_of(r.err);
   REQUIRE(errs.size() == 1);
   CHECK(errs[0] == line);
+}
+
+std::string last_line(const std::string& text) {
+  const auto lines = lines_of(text);
+  return lines.empty() ? "" : lines.back();
 }
 
 }  // namespace
@@ -121,4 +127,104 @@ TEST_CASE("ablate refuses a folder holding a training run or another config's ab
   REQUIRE(other.exit_code == 0);
   CHECK(other.err.find("re-using") == std::string::npos);
   CHECK_FALSE(fs::exists(out + "/runs/renorm-bucket-seed2.json"));  // the old config's runs are gone
+}
+
+TEST_CASE("Ctrl-C while train reads its data: exit 130, nothing written, an old run left as it was",
+          "[cli][runs][signals]") {
+  const TempDir dir;
+  const std::string big = repeated_data(dir, "data/train.jsonl", 6, "big.jsonl");
+  const std::string out = dir.file("run");
+  const RunResult fresh =
+      run_and_signal(train_args(big, out, " --log-level debug"), "reading train data", "INT", dir.file("err1"));
+  CHECK(fresh.exit_code == 130);
+  CHECK(fresh.out.empty());
+  CHECK(last_line(fresh.err) == "han: interrupted while reading the data; nothing was written");
+  CHECK(fs::is_empty(out));
+
+  // With --overwrite, an interruption before the data is read keeps the old run whole.
+  dir.write("run/model.han", "old model");
+  dir.write("run/metrics.jsonl", "old metrics\n");
+  const RunResult over = run_and_signal(train_args(big, out, " --overwrite --log-level debug"), "reading train data",
+                                        "TERM", dir.file("err2"));
+  CHECK(over.exit_code == 143);
+  CHECK(last_line(over.err) == "han: interrupted while reading the data; nothing was written");
+  CHECK(dir.entries().count("run") == 1);
+  CHECK(slurp(out + "/model.han") == "old model");
+  CHECK(slurp(out + "/metrics.jsonl") == "old metrics\n");
+  CHECK_FALSE(fs::exists(out + "/config.json"));
+}
+
+TEST_CASE("Ctrl-C while train scores dev after its last epoch: exit 130, a checkpoint, and --resume ends as an uninterrupted run",
+          "[cli][runs][signals]") {
+  const TempDir dir;
+  const std::string small = head_of_data(dir, "data/train.jsonl", 150, "small.jsonl");
+  const std::string dev = repeated_data(dir, "data/dev.jsonl", 4, "dev.jsonl");
+  // The quickstart model (not the tiny one) on 2000 dev documents: seconds of scoring.
+  const std::string args = "train --config " + source_path("configs/quickstart.json") + " --set data.train=" + small +
+                           " --set data.dev=" + dev + " --set data.test= --set trainer.epochs=1 --output ";
+  const std::string out = dir.file("run");
+  const RunResult r = run_and_signal(args + out + " --log-level debug", "epoch 1: scoring 2000 dev documents", "INT",
+                                     dir.file("err"));
+  CHECK(r.exit_code == 130);
+  CHECK(r.out.empty());
+  CHECK(last_line(r.err) == "han: interrupted: checkpoint written to " + out +
+                                "/checkpoint.han; continue with: han train --resume " + out);
+  CHECK(r.err.find("dev scoring took") == std::string::npos);  // it stopped mid-scoring
+  const RunResult resumed = run(han_cmd("train --resume " + out));
+  INFO(resumed.err);
+  REQUIRE(resumed.exit_code == 0);
+  CHECK(resumed.err.find("resuming at epoch 1's dev scoring") != std::string::npos);
+  CHECK(nlohmann::json::parse(resumed.out)["epochs"] == 1);
+  REQUIRE(run(han_cmd(args + dir.file("straight") + " --quiet")).exit_code == 0);
+  CHECK(slurp(out + "/model.han") == slurp(dir.file("straight/model.han")));
+  CHECK(lines_of(slurp(out + "/metrics.jsonl")).size() == 1);
+}
+
+TEST_CASE("SIGTERM while train scores the test set: exit 143, the complete model is named", "[cli][runs][signals]") {
+  const TempDir dir;
+  const std::string small = head_of_data(dir, "data/train.jsonl", 150, "small.jsonl");
+  const std::string test = repeated_data(dir, "data/test.jsonl", 3, "test.jsonl");
+  const std::string out = dir.file("run");
+  const RunResult r = run_and_signal("train --config " + source_path("configs/quickstart.json") + " --set data.train=" +
+                                         small + " --set data.test=" + test +
+                                         " --set trainer.epochs=1 --log-level debug --output " + out,
+                                     "scoring 3000 test documents", "TERM", dir.file("err"));
+  CHECK(r.exit_code == 143);
+  CHECK(r.out.empty());
+  CHECK(last_line(r.err) == "han: interrupted: training is complete and the model is in " + out +
+                                "/model.han; the test set was not scored");
+  CHECK_FALSE(fs::exists(out + "/checkpoint.han"));
+  CHECK(run(han_cmd("info --model " + out + "/model.han")).exit_code == 0);
+}
+
+TEST_CASE("Ctrl-C during ablate: exit 130, finished runs kept, and the same command continues from them",
+          "[cli][runs][ablate][signals]") {
+  const TempDir dir;
+  const std::string out = dir.file("ablate");
+  auto ablate_args = [&](const std::string& data, const std::string& output) {
+    return "ablate --config " + source_path("configs/quickstart.json") + " --set data.train=" + data +
+           " --set data.test= --set trainer.epochs=6 --seeds 1 --batching bucket" + kTinyModel + " --output " + output;
+  };
+  const std::string args = ablate_args(head_of_data(dir, "data/train.jsonl", 600, "small.jsonl"), out);
+  // Stopped while the second run trains (about a second): the first is stored, the second is not.
+  const RunResult r = run_and_signal(args, "training renorm-bucket-seed1", "INT", dir.file("err"));
+  CHECK(r.exit_code == 130);
+  CHECK(r.out.empty());
+  CHECK(last_line(r.err) == "han: interrupted: 1 of 3 runs finished, stored in " + out +
+                                "/runs; run the same command again to continue (finished runs are re-used)");
+  CHECK(fs::exists(out + "/runs/none-bucket-seed1.json"));
+  CHECK_FALSE(fs::exists(out + "/runs/renorm-bucket-seed1.json"));
+  CHECK_FALSE(fs::exists(out + "/ablation.json"));
+  const RunResult again = run(han_cmd(args));
+  INFO(again.err);
+  REQUIRE(again.exit_code == 0);
+  CHECK(again.err.find("re-using " + out + "/runs/none-bucket-seed1.json") != std::string::npos);
+  CHECK(fs::exists(out + "/ablation.json"));
+
+  // While it reads its data: nothing to keep.
+  const std::string big = repeated_data(dir, "data/train.jsonl", 6, "big.jsonl");
+  const RunResult reading =
+      run_and_signal(ablate_args(big, dir.file("big")) + " --log-level debug", "reading train data", "TERM", dir.file("err2"));
+  CHECK(reading.exit_code == 143);
+  CHECK(last_line(reading.err) == "han: interrupted while reading the data; nothing was trained");
 }

@@ -11,6 +11,7 @@
 #include "han/core/error.h"
 #include "han/core/io.h"
 #include "han/study/report.h"
+#include "interrupts.h"
 #include "logging.h"
 #include "training_progress.h"
 
@@ -28,10 +29,7 @@ struct AblateArgs {
   LogOptions log;
 };
 
-void run_ablate(AblateArgs& a) {
-  setup_logging(a.log);
-  const Config cfg = load_config_file(a.config, a.overrides);
-  if (a.output.empty()) a.output = (std::filesystem::path("runs") / ("ablate-" + std::filesystem::path(a.config).stem().string())).string();
+AblationOptions ablation_options(const AblateArgs& a, const Config& cfg) {
   AblationOptions options;
   options.output_dir = a.output;
   options.overwrite = a.overwrite;
@@ -42,6 +40,24 @@ void run_ablate(AblateArgs& a) {
   options.batchings.clear();
   for (const auto& b : a.batchings) options.batchings.push_back(parse_batch_strategy(b, "--batching"));
   options.log = [](const std::string& line) { spdlog::info("{}", line); };
+  options.stop_requested = stop_requested;
+  return options;
+}
+
+// After an interruption: what is kept, and how to go on from it.
+[[noreturn]] void report_interruption(const AblateArgs& a, const AblationOutcome& outcome) {
+  std::fprintf(stderr,
+               "han: interrupted: %d of %d runs finished, stored in %s/runs; run the same command again%s to continue "
+               "(finished runs are re-used)\n",
+               outcome.finished, outcome.total, a.output.c_str(), a.overwrite ? " without --overwrite" : "");
+  throw CommandExit{stop_exit_code()};
+}
+
+void run_ablate(AblateArgs& a) {
+  setup_logging(a.log);
+  const Config cfg = load_config_file(a.config, a.overrides);
+  if (a.output.empty()) a.output = (std::filesystem::path("runs") / ("ablate-" + std::filesystem::path(a.config).stem().string())).string();
+  AblationOptions options = ablation_options(a, cfg);
   ProgressBar bar;
   if (show_progress(a.log))
     options.on_batch = [&bar](const AblationProgress& p) {
@@ -49,9 +65,13 @@ void run_ablate(AblateArgs& a) {
                                                  p.name + " " + epoch_progress_text(p.training));
     };
   check_ablation_folder(cfg, options);  // before the data is read: a refusal comes at once
+  stop_at_once("interrupted while reading the data; nothing was trained");
   const Corpus corpus = load_corpus(cfg);
-  const AblationResult result = run_ablation(cfg, corpus, options);
+  stop_gracefully();
+  const AblationOutcome outcome = run_ablation(cfg, corpus, options);
   bar.finish();
+  if (!outcome.result) report_interruption(a, outcome);
+  const AblationResult& result = *outcome.result;
   write_file_atomically((std::filesystem::path(a.output) / "ablation.json").string(), result.to_json().dump(1) + "\n");
   write_file_atomically((std::filesystem::path(a.output) / "report.html").string(), ablation_report_html(result));
   std::fputs(ablation_table(result).c_str(), stdout);

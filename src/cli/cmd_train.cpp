@@ -1,9 +1,7 @@
-// han train --config FILE [--set key=value]... [--output DIR] | han train --resume DIR
+// han train --config FILE [--set key=value]... [--output DIR] [--overwrite] | han train --resume DIR
 #include <spdlog/spdlog.h>
 
-#include <atomic>
 #include <chrono>
-#include <csignal>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -15,26 +13,12 @@
 #include "han/infer/evaluation.h"
 #include "han/train/run_folder.h"
 #include "han/train/trainer.h"
+#include "interrupts.h"
 #include "logging.h"
 #include "training_progress.h"
 
 namespace han::cli {
 namespace {
-
-// Set by SIGINT/SIGTERM: the trainer finishes its step, checkpoints and returns.
-// SA_RESETHAND makes a second signal stop the process at once.
-std::atomic<int> g_stop_signal{0};
-
-extern "C" void request_stop(int sig) { g_stop_signal.store(sig); }
-
-void install_stop_handlers() {
-  struct sigaction sa {};
-  sa.sa_handler = request_stop;
-  sigemptyset(&sa.sa_mask);
-  sa.sa_flags = SA_RESETHAND;
-  sigaction(SIGINT, &sa, nullptr);
-  sigaction(SIGTERM, &sa, nullptr);
-}
 
 struct TrainArgs {
   std::string config;
@@ -111,25 +95,41 @@ void print_summary(const TrainResult& result, const PreparedRun& run, const Corp
   std::fflush(stdout);
 }
 
+// Ctrl-C while the data is read: nothing to save, and nothing was written yet.
+void stop_while_reading(const PreparedRun& run) {
+  const std::string& dir = run.files.folder;
+  stop_at_once(run.resume ? "interrupted while reading the data; " + dir +
+                                " is unchanged: continue with han train --resume " + dir
+                          : "interrupted while reading the data; nothing was written");
+}
+
+// Ctrl-C once training is complete (the test scoring, the summary): the model is kept.
+void stop_when_complete(const PreparedRun& run, const Corpus& corpus) {
+  stop_at_once("interrupted: training is complete and the model is in " + run.files.model +
+               (corpus.test.empty() ? "" : "; the test set was not scored"));
+}
+
 void run_train(const TrainArgs& a) {
   setup_logging(a.log);
   const PreparedRun run = prepare_run(a);
+  stop_while_reading(run);
   const Corpus corpus = load_corpus(run.config);
+  stop_gracefully();  // from here on there is a run to save
   if (!run.resume) begin_run(run);
   ProgressBar bar;
   TrainOptions options;
   options.output_dir = run.files.folder;
   options.resume = run.resume;
+  options.stop_requested = stop_requested;
   report_progress(options, bar, a.log, run.config.trainer.epochs);
-  install_stop_handlers();
-  options.stop_requested = [] { return g_stop_signal.load() != 0; };
   const TrainResult result = train_or_abandon(run, corpus, options);
   bar.finish();
   if (result.interrupted) {
     std::fprintf(stderr, "han: interrupted: checkpoint written to %s; continue with: han train --resume %s\n",
                  result.checkpoint.c_str(), run.files.folder.c_str());
-    throw CommandExit{128 + g_stop_signal.load()};
+    throw CommandExit{stop_exit_code()};
   }
+  stop_when_complete(run, corpus);
   print_summary(result, run, corpus);
 }
 

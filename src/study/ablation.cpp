@@ -81,9 +81,14 @@ std::vector<AttentionExample> attention_examples(const Predictor& predictor, con
   return examples;
 }
 
-AblationRun run_one(const Config& cfg, const Corpus& corpus, const Probes& probes, const TrainOptions& train_options) {
+// One run trained and measured, or nothing when a stop was requested meanwhile.
+std::optional<AblationRun> run_one(const Config& cfg, const Corpus& corpus, const Probes& probes,
+                                   const TrainOptions& train_options) {
   const TrainResult r = train_model(cfg, corpus, train_options);
-  const Predictor predictor(r.best_params, cfg.model, cfg.trainer.threads);
+  if (r.interrupted) return std::nullopt;
+  Predictor predictor(r.best_params, cfg.model, cfg.trainer.threads);
+  const auto& stop = train_options.stop_requested;
+  if (stop) predictor.on_progress([&stop](Index) { return !stop(); });
   PaddingAttention pad;
   AblationRun run;
   run.mask = cfg.model.mask;
@@ -92,6 +97,7 @@ AblationRun run_one(const Config& cfg, const Corpus& corpus, const Probes& probe
   run.best_epoch = r.best_epoch;
   run.dev = *scores(predictor, corpus.dev, cfg, &pad);
   run.test = scores(predictor, corpus.test, cfg, nullptr);
+  if (stop && stop()) return std::nullopt;  // the scores were cut short
   run.pad_attention_mass = {pad.word(), pad.sentence()};
   run.invariance_error = invariance_error(predictor, corpus, probes);
   run.examples = attention_examples(predictor, corpus, probes);
@@ -142,8 +148,9 @@ std::vector<Config> run_configs(const Config& base, const AblationOptions& optio
   return configs;
 }
 
-// Run `run` of `runs` (1-based): re-used when stored for this config, else trained.
-AblationRun load_or_train(const Config& cfg, const Corpus& corpus, const Probes& probes, const fs::path& runs_dir,
+// Run `run` of `runs` (1-based): re-used when stored for this config, else trained (and
+// stored); nothing when a stop was requested while it trained.
+std::optional<AblationRun> load_or_train(const Config& cfg, const Corpus& corpus, const Probes& probes, const fs::path& runs_dir,
                           const AblationOptions& options, int run, int runs) {
   const std::string name = run_name(cfg);
   const fs::path file = runs_dir / (name + ".json");
@@ -156,8 +163,10 @@ AblationRun load_or_train(const Config& cfg, const Corpus& corpus, const Probes&
   TrainOptions train_options;
   if (options.on_batch)
     train_options.on_batch = [&](const TrainProgress& p) { options.on_batch({run, runs, name, p}); };
-  const AblationRun trained = run_one(cfg, corpus, probes, train_options);
-  write_file_atomically(file.string(), json({{"fingerprint", fingerprint}, {"run", trained.to_json()}}).dump() + "\n");
+  train_options.stop_requested = options.stop_requested;
+  const std::optional<AblationRun> trained = run_one(cfg, corpus, probes, train_options);
+  if (trained)
+    write_file_atomically(file.string(), json({{"fingerprint", fingerprint}, {"run", trained->to_json()}}).dump() + "\n");
   return trained;
 }
 
@@ -266,7 +275,7 @@ void check_ablation_folder(const Config& base, const AblationOptions& options) {
                 "); finished runs are re-used only for the same config: pass --overwrite to replace it");
 }
 
-AblationResult run_ablation(const Config& base, const Corpus& corpus, const AblationOptions& options) {
+AblationOutcome run_ablation(const Config& base, const Corpus& corpus, const AblationOptions& options) {
   if (corpus.dev.empty()) throw Error("han ablate needs a dev set (data.dev)");
   HAN_ASSERT(!options.output_dir.empty());
   check_ablation_folder(base, options);
@@ -280,11 +289,16 @@ AblationResult run_ablation(const Config& base, const Corpus& corpus, const Abla
   // runs[(batching, mask)][seed index]
   std::map<std::pair<int, int>, std::vector<AblationRun>> runs;
   const std::vector<Config> configs = run_configs(base, options);
-  for (std::size_t i = 0; i < configs.size(); ++i) {
+  const int total = static_cast<int>(configs.size());
+  auto stopped = [&] { return options.stop_requested && options.stop_requested(); };
+  for (int i = 0; i < total; ++i) {
     const Config& cfg = configs[i];
-    runs[{static_cast<int>(cfg.batching.strategy), static_cast<int>(cfg.model.mask)}].push_back(load_or_train(
-        cfg, corpus, probes, runs_dir, options, static_cast<int>(i) + 1, static_cast<int>(configs.size())));
+    const std::optional<AblationRun> run =
+        stopped() ? std::nullopt : load_or_train(cfg, corpus, probes, runs_dir, options, i + 1, total);
+    if (!run) return {std::nullopt, i, total};
+    runs[{static_cast<int>(cfg.batching.strategy), static_cast<int>(cfg.model.mask)}].push_back(*run);
   }
+  if (stopped()) return {std::nullopt, total, total};
 
   AblationResult result;
   result.config = base;
@@ -298,7 +312,7 @@ AblationResult run_ablation(const Config& base, const Corpus& corpus, const Abla
   result.train_documents = corpus.train.size();
   result.dev_documents = corpus.dev.size();
   result.test_documents = corpus.test.size();
-  return result;
+  return {result, total, total};
 }
 
 }  // namespace han

@@ -5,6 +5,7 @@
 // padded positions receive, invariance to batch composition and time per epoch.
 // Finished runs are stored under DIR/runs/ and re-used when the command is re-run.
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,16 @@ struct AblationOptions {
   bool overwrite = false;
   std::function<void(const std::string&)> log;
   std::function<void(const AblationProgress&)> on_batch;  // after every training step
+  // Checked before and after every run and inside it (see TrainOptions): when it returns
+  // true, the run in progress is dropped and run_ablation returns what is stored.
+  std::function<bool()> stop_requested;
+};
+
+// What run_ablation ends with: every run done (result set), or stopped by stop_requested
+// (no result) with `finished` of the `total` runs stored in output_dir/runs.
+struct AblationOutcome {
+  std::optional<AblationResult> result;
+  int finished = 0, total = 0;
 };
 
 // Refuses (han::Error naming it) an output folder holding what this ablation would
@@ -41,7 +52,7 @@ struct AblationOptions {
 // options.overwrite. Writes nothing: call it before reading the data.
 void check_ablation_folder(const Config& base, const AblationOptions& options);
 
-// Runs (or re-uses) every run and returns what ablation.json holds.
-AblationResult run_ablation(const Config& base, const Corpus& corpus, const AblationOptions& options);
+// Runs (or re-uses) every run; the result is what ablation.json holds.
+AblationOutcome run_ablation(const Config& base, const Corpus& corpus, const AblationOptions& options);
 
 }  // namespace han
