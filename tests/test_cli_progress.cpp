@@ -1,5 +1,6 @@
 // What long commands show on stderr while they work: a progress bar (on a terminal, or
-// with --progress; never on stdout; not with --quiet) and --log-level debug detail.
+// with --progress; never on stdout; not with --quiet) and --log-level debug detail; and
+// help that names what each option takes.
 #include <catch2/catch.hpp>
 
 #include <nlohmann/json.hpp>
@@ -125,4 +126,22 @@ TEST_CASE("log level debug adds per-batch shapes, reading and scoring times, and
   CHECK(eval.exit_code == 0);
   CHECK(has(eval.err, "han: 500 documents read, tokenized and encoded in "));
   CHECK(has(eval.err, "han: 500 documents scored in "));
+}
+
+TEST_CASE("help names what options take (FILE, DIR) and ablate's defaults", "[cli][progress][help]") {
+  const std::string train = run(han_cmd("train --help")).out;
+  INFO(train);
+  for (const char* part : {"--config FILE", "--resume DIR", "--output DIR", "--overwrite", "--set KEY=VALUE"})
+    CHECK(has(train, part));
+  const std::string ablate = run(han_cmd("ablate --help")).out;
+  INFO(ablate);
+  CHECK(has(ablate, "--config FILE"));
+  CHECK(has(ablate, "--output DIR"));
+  CHECK(has(ablate, "--overwrite"));
+  CHECK(has(ablate, "=none,renorm,additive"));
+  CHECK(has(ablate, "=bucket,random"));
+  for (const char* verb : {"predict", "eval", "info"})
+    CHECK(has(run(han_cmd(std::string(verb) + " --help")).out, "--model FILE"));
+  CHECK(has(run(han_cmd("eval --help")).out, "--data FILE"));
+  CHECK(has(run(han_cmd("predict --help")).out, "PATH"));
 }

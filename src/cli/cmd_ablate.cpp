@@ -84,15 +84,20 @@ void run_ablate(AblateArgs& a) {
 void add_ablate_command(CLI::App& app) {
   auto args = std::make_shared<AblateArgs>();
   CLI::App* cmd = app.add_subcommand("ablate", "Train every mask x batching variant over seeds and compare them");
-  cmd->add_option("-c,--config", args->config, "JSON config file (needs data.dev)")->required();
-  cmd->add_option("-s,--set", args->overrides, "Override a config key: key.path=value (repeatable)")->allow_extra_args(false);
-  cmd->add_option("-o,--output", args->output, "Output folder (default: runs/ablate-<config name>); finished runs are re-used");
+  cmd->add_option("-c,--config", args->config, "JSON config file (needs data.dev)")->required()->type_name("FILE");
+  cmd->add_option("-s,--set", args->overrides, "Override a config key: key.path=value (repeatable)")
+      ->allow_extra_args(false)
+      ->type_name("KEY=VALUE");
+  cmd->add_option("-o,--output", args->output, "Output folder (default: runs/ablate-<config name>); finished runs are re-used")
+      ->type_name("DIR");
   cmd->add_flag("--overwrite", args->overwrite,
                 "Replace what the output folder holds (a training run, another config's ablation; else it is refused)");
   cmd->add_option("-n,--seeds", args->seeds, "Seeds per variant (trainer.seed, +1, ...)")->default_val(3)->check(CLI::Range(1, 1000));
   cmd->add_option("--masks", args->masks, "Mask modes to compare")
+      ->default_str("none,renorm,additive")
       ->delimiter(',')->check(CLI::IsMember({"none", "renorm", "additive"}));
   cmd->add_option("--batching", args->batchings, "Batching strategies to compare")
+      ->default_str("bucket,random")
       ->delimiter(',')->check(CLI::IsMember({"bucket", "random"}));
   add_log_options(*cmd, args->log);
   cmd->callback([args] { run_ablate(*args); });

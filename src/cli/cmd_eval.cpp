@@ -64,8 +64,10 @@ void run_eval(const EvalArgs& a) {
 void add_eval_command(CLI::App& app) {
   auto args = std::make_shared<EvalArgs>();
   CLI::App* cmd = app.add_subcommand("eval", "Accuracy, macro-F1, per-class scores and confusion matrix on labelled data");
-  cmd->add_option("-m,--model", args->model, "Model file (model.han)")->required();
-  cmd->add_option("-d,--data", args->data, "Labelled data file (or folder for --format folder)")->required();
+  cmd->add_option("-m,--model", args->model, "Model file (model.han)")->required()->type_name("FILE");
+  cmd->add_option("-d,--data", args->data, "Labelled data file (or folder for --format folder)")
+      ->required()
+      ->type_name("FILE");
   cmd->add_option("--format", args->format, "Data format (default: the model's data.format)")
       ->check(CLI::IsMember({"jsonl", "fasttext", "tsv", "folder"}));
   cmd->add_flag("--json", args->json, "One JSON object instead of tables");

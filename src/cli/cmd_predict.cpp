@@ -254,8 +254,8 @@ void run_predict(PredictArgs& a) {
 void add_predict_command(CLI::App& app) {
   auto args = std::make_shared<PredictArgs>();
   CLI::App* cmd = app.add_subcommand("predict", "Classify documents: files, or stdin one per line");
-  cmd->add_option("-m,--model", args->model, "Model file (model.han)")->required();
-  cmd->add_option("paths", args->paths, "Documents to classify; none or '-' reads stdin");
+  cmd->add_option("-m,--model", args->model, "Model file (model.han)")->required()->type_name("FILE");
+  cmd->add_option("paths", args->paths, "Documents to classify; none or '-' reads stdin")->type_name("PATH");
   cmd->add_option("-f,--format", args->format, "Output: tsv (label, probability), json (one object per line), html (a page)")
       ->check(CLI::IsMember({"tsv", "json", "html"}))
       ->default_val("tsv");

@@ -138,12 +138,14 @@ void run_train(const TrainArgs& a) {
 void add_train_command(CLI::App& app) {
   auto args = std::make_shared<TrainArgs>();
   CLI::App* cmd = app.add_subcommand("train", "Train a model from a JSON config");
-  cmd->add_option("-c,--config", args->config, "JSON config file (see README: Configuration)");
-  cmd->add_option("-r,--resume", args->resume, "Continue an interrupted run from DIR/checkpoint.han");
+  cmd->add_option("-c,--config", args->config, "JSON config file (see README: Configuration)")->type_name("FILE");
+  cmd->add_option("-r,--resume", args->resume, "Continue an interrupted run from DIR/checkpoint.han")->type_name("DIR");
   cmd->add_option("-s,--set", args->overrides, "Override a config key: key.path=value (repeatable)")
-      ->allow_extra_args(false);
+      ->allow_extra_args(false)
+      ->type_name("KEY=VALUE");
   cmd->add_option("-o,--output", args->output,
-                  "Output folder for model.han, config.json, metrics.jsonl (default: runs/<config name>)");
+                  "Output folder for model.han, config.json, metrics.jsonl (default: runs/<config name>)")
+      ->type_name("DIR");
   cmd->add_flag("--overwrite", args->overwrite, "Replace the run the output folder holds (else it is refused)");
   add_log_options(*cmd, args->log);
   cmd->callback([args] { run_train(*args); });
