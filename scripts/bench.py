@@ -69,7 +69,7 @@ def han_train(args, d, threads, strategy="bucket", epochs=1, seed=1):
         "trainer": {"epochs": epochs, "patience": 0, "seed": seed, "threads": threads},
     }
     out_dir = tempfile.mkdtemp(prefix="han_bench_")
-    path = os.path.join(out_dir, "config.json")
+    path = os.path.join(out_dir, "bench_config.json")  # not config.json: train would take the folder for a run
     with open(path, "w") as f:
         json.dump(cfg, f)
     out, wall, rss = peak_rss([args.han, "train", "--config", path, "--output", out_dir, "--quiet"])

@@ -9,7 +9,7 @@ han=build/han
 model=runs/quickstart/model.han
 
 echo "== train (configs/quickstart.json on data/train.jsonl, dev data/dev.jsonl)"
-$han train --config configs/quickstart.json --output runs/quickstart
+$han train --config configs/quickstart.json --output runs/quickstart --overwrite
 
 echo "== predict: one review per line on stdin"
 printf '%s\n' \

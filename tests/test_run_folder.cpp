@@ -48,13 +48,17 @@ TEST_CASE("a run folder names its files, and no folder means no files", "[run_fo
   CHECK((none.model.empty() && none.metrics.empty() && none.checkpoint.empty() && none.config.empty()));
 }
 
-TEST_CASE("a new run makes data paths absolute, creates its folder and writes config.json", "[run_folder]") {
+TEST_CASE("a new run makes data paths absolute, creates its folder and writes config.json when it begins",
+          "[run_folder]") {
   const TempDir dir;
   Config cfg;
   cfg.data.train = "some/train.jsonl";
   cfg.data.dev = "../dev.jsonl";
   const std::string folder = dir.file("a/b/run");
-  const PreparedRun run = start_run(cfg, folder);
+  const PreparedRun run = plan_run(cfg, folder, false);
+  REQUIRE(std::filesystem::is_directory(folder));
+  CHECK(std::filesystem::is_empty(folder));  // planning writes no file
+  begin_run(run);
   CHECK_FALSE(run.resume);
   CHECK(std::filesystem::path(run.config.data.train).is_absolute());
   CHECK(run.config.data.train == std::filesystem::absolute("some/train.jsonl").lexically_normal().string());
@@ -75,9 +79,26 @@ TEST_CASE("a new run makes data paths absolute, creates its folder and writes co
     dir.write("a/b/run/config.json", "{\"model\": ");
     CHECK(error_of([&] { reopen_run(folder); }) == run.files.config + ": malformed JSON");
   }
+  SECTION("a folder holding a run is refused unless overwriting; overwriting removes the old run's files") {
+    CHECK(error_of([&] { plan_run(cfg, folder, false); }) ==
+          folder + " holds a run (config.json); pass --overwrite to replace it");
+    dir.write("a/b/run/model.han", "old");
+    dir.write("a/b/run/metrics.jsonl.tmp.77", "old");
+    dir.write("a/b/run/mine.txt", "kept");
+    CHECK(run_files_held(folder) == "config.json, model.han");
+    const PreparedRun again = plan_run(cfg, folder, true);
+    begin_run(again);
+    CHECK(dir.entries().size() == 1);
+    CHECK(std::filesystem::exists(again.files.config));
+    CHECK_FALSE(std::filesystem::exists(again.files.model));
+    CHECK_FALSE(std::filesystem::exists(folder + "/metrics.jsonl.tmp.77"));
+    CHECK(read_file(folder + "/mine.txt") == "kept");
+    abandon_run(again);  // it failed before training: config.json goes too
+    CHECK(run_files_held(folder).empty());
+  }
   SECTION("a file in the way of the folder") {
     const std::string file = dir.write("taken", "x");
-    CHECK(error_of([&] { start_run(cfg, file); }) == file + ": --output exists and is not a folder");
+    CHECK(error_of([&] { plan_run(cfg, file, true); }) == file + ": --output exists and is not a folder");
   }
 }
 

@@ -11,10 +11,19 @@
 #include "han/core/error.h"
 #include "han/core/io.h"
 #include "han/study/report.h"
+#include "interrupts.h"
 #include "logging.h"
+#include "training_progress.h"
 
 namespace han::cli {
 namespace {
+
+// "none,renorm,additive": a list option's default as it is typed.
+std::string join_names(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& n : names) out += (out.empty() ? "" : ",") + n;
+  return out;
+}
 
 struct AblateArgs {
   std::string config;
@@ -23,15 +32,14 @@ struct AblateArgs {
   int seeds = 3;
   std::vector<std::string> masks = enum_names<MaskMode>();
   std::vector<std::string> batchings = enum_names<BatchStrategy>();
+  bool overwrite = false;
   LogOptions log;
 };
 
-void run_ablate(AblateArgs& a) {
-  setup_logging(a.log);
-  const Config cfg = load_config_file(a.config, a.overrides);
-  if (a.output.empty()) a.output = (std::filesystem::path("runs") / ("ablate-" + std::filesystem::path(a.config).stem().string())).string();
+AblationOptions ablation_options(const AblateArgs& a, const Config& cfg) {
   AblationOptions options;
   options.output_dir = a.output;
+  options.overwrite = a.overwrite;
   options.seeds.clear();
   for (int s = 1; s <= a.seeds; ++s) options.seeds.push_back(cfg.trainer.seed + static_cast<std::uint64_t>(s - 1));
   options.masks.clear();
@@ -39,8 +47,38 @@ void run_ablate(AblateArgs& a) {
   options.batchings.clear();
   for (const auto& b : a.batchings) options.batchings.push_back(parse_enum<BatchStrategy>(b, "--batching"));
   options.log = [](const std::string& line) { spdlog::info("{}", line); };
+  options.stop_requested = stop_requested;
+  return options;
+}
+
+// After an interruption: what is kept, and how to go on from it.
+[[noreturn]] void report_interruption(const AblateArgs& a, const AblationOutcome& outcome) {
+  std::fprintf(stderr,
+               "han: interrupted: %d of %d runs finished, stored in %s/runs; run the same command again%s to continue "
+               "(finished runs are re-used)\n",
+               outcome.finished, outcome.total, a.output.c_str(), a.overwrite ? " without --overwrite" : "");
+  throw CommandExit{stop_exit_code()};
+}
+
+void run_ablate(AblateArgs& a) {
+  setup_logging(a.log);
+  const Config cfg = load_config_file(a.config, a.overrides);
+  if (a.output.empty()) a.output = (std::filesystem::path("runs") / ("ablate-" + std::filesystem::path(a.config).stem().string())).string();
+  AblationOptions options = ablation_options(a, cfg);
+  ProgressBar bar;
+  if (show_progress(a.log))
+    options.on_batch = [&bar](const AblationProgress& p) {
+      bar.update(epoch_fraction(p.training), "run " + std::to_string(p.run) + "/" + std::to_string(p.runs) + " " +
+                                                 p.name + " " + epoch_progress_text(p.training));
+    };
+  check_ablation_folder(cfg, options);  // before the data is read: a refusal comes at once
+  stop_at_once("interrupted while reading the data; nothing was trained");
   const Corpus corpus = load_corpus(cfg);
-  const AblationResult result = run_ablation(cfg, corpus, options);
+  stop_gracefully();
+  const AblationOutcome outcome = run_ablation(cfg, corpus, options);
+  bar.finish();
+  if (!outcome.result) report_interruption(a, outcome);
+  const AblationResult& result = *outcome.result;
   write_file_atomically((std::filesystem::path(a.output) / "ablation.json").string(), result.to_json().dump(1) + "\n");
   write_file_atomically((std::filesystem::path(a.output) / "report.html").string(), ablation_report_html(result));
   std::fputs(ablation_table(result).c_str(), stdout);
@@ -53,13 +91,20 @@ void run_ablate(AblateArgs& a) {
 void add_ablate_command(CLI::App& app) {
   auto args = std::make_shared<AblateArgs>();
   CLI::App* cmd = app.add_subcommand("ablate", "Train every mask x batching variant over seeds and compare them");
-  cmd->add_option("-c,--config", args->config, "JSON config file (needs data.dev)")->required();
-  cmd->add_option("-s,--set", args->overrides, "Override a config key: key.path=value (repeatable)")->allow_extra_args(false);
-  cmd->add_option("-o,--output", args->output, "Output folder (default: runs/ablate-<config name>); finished runs are re-used");
+  cmd->add_option("-c,--config", args->config, "JSON config file (needs data.dev)")->required()->type_name("FILE");
+  cmd->add_option("-s,--set", args->overrides, "Override a config key: key.path=value (repeatable)")
+      ->allow_extra_args(false)
+      ->type_name("KEY=VALUE");
+  cmd->add_option("-o,--output", args->output, "Output folder (default: runs/ablate-<config name>); finished runs are re-used")
+      ->type_name("DIR");
+  cmd->add_flag("--overwrite", args->overwrite,
+                "Replace what the output folder holds (a training run, another config's ablation; else it is refused)");
   cmd->add_option("-n,--seeds", args->seeds, "Seeds per variant (trainer.seed, +1, ...)")->default_val(3)->check(CLI::Range(1, 1000));
   cmd->add_option("--masks", args->masks, "Mask modes to compare")
+      ->default_str(join_names(enum_names<MaskMode>()))
       ->delimiter(',')->check(CLI::IsMember(enum_names<MaskMode>()));
   cmd->add_option("--batching", args->batchings, "Batching strategies to compare")
+      ->default_str(join_names(enum_names<BatchStrategy>()))
       ->delimiter(',')->check(CLI::IsMember(enum_names<BatchStrategy>()));
   add_log_options(*cmd, args->log);
   cmd->callback([args] { run_ablate(*args); });

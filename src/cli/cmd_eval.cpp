@@ -1,4 +1,6 @@
 // han eval --model FILE --data FILE [--format F] [--json]
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -14,6 +16,10 @@
 namespace han::cli {
 namespace {
 
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
 struct EvalArgs {
   std::string model, data, format;
   bool json = false;
@@ -26,12 +32,22 @@ void run_eval(const EvalArgs& a) {
   setup_logging(a.log);
   const Classifier c = load_classifier(a.model);
   const DataFormat format = a.format.empty() ? c.config.data.format : parse_enum<DataFormat>(a.format, "--format");
+  const auto read_start = std::chrono::steady_clock::now();
   const std::vector<Example> examples = read_examples(a.data, format, true);
   if (examples.empty()) throw han::Error(a.data + ": no documents to evaluate");
   const std::vector<Document> docs = encode_all(examples, c.tokenizer(), c.vocab, c.labels);
+  spdlog::debug("{} documents read, tokenized and encoded in {:.2f} s", docs.size(), seconds_since(read_start));
   const auto start = std::chrono::steady_clock::now();  // the predictor's set-up counts as prediction
-  const Metrics m = evaluate(Predictor(c.params, c.config.model, a.threads), docs, a.batch_size);
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  Predictor predictor(c.params, c.config.model, a.threads);
+  DocumentProgress progress(show_progress(a.log), static_cast<std::int64_t>(docs.size()));
+  predictor.on_progress([&progress](Index done) {
+    progress.update(done);
+    return true;
+  });
+  const Metrics m = evaluate(predictor, docs, a.batch_size);
+  progress.finish();
+  const double seconds = seconds_since(start);
+  spdlog::debug("{} documents scored in {:.2f} s", docs.size(), seconds);
   std::int64_t tokens = 0;
   for (const Document& d : docs) tokens += d.tokens();
   nlohmann::json j = metrics_to_json(m, c.labels);
@@ -49,8 +65,10 @@ void run_eval(const EvalArgs& a) {
 void add_eval_command(CLI::App& app) {
   auto args = std::make_shared<EvalArgs>();
   CLI::App* cmd = app.add_subcommand("eval", "Accuracy, macro-F1, per-class scores and confusion matrix on labelled data");
-  cmd->add_option("-m,--model", args->model, "Model file (model.han)")->required();
-  cmd->add_option("-d,--data", args->data, "Labelled data file (or folder for --format folder)")->required();
+  cmd->add_option("-m,--model", args->model, "Model file (model.han)")->required()->type_name("FILE");
+  cmd->add_option("-d,--data", args->data, "Labelled data file (or folder for --format folder)")
+      ->required()
+      ->type_name("FILE");
   cmd->add_option("--format", args->format, "Data format (default: the model's data.format)")
       ->check(CLI::IsMember(enum_names<DataFormat>()));
   cmd->add_flag("--json", args->json, "One JSON object instead of tables");

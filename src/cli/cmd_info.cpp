@@ -51,7 +51,7 @@ void run_info(const InfoArgs& a) {
 void add_info_command(CLI::App& app) {
   auto args = std::make_shared<InfoArgs>();
   CLI::App* cmd = app.add_subcommand("info", "Show a model file's config, labels, vocabulary and size");
-  cmd->add_option("-m,--model", args->model, "Model file (model.han)")->required();
+  cmd->add_option("-m,--model", args->model, "Model file (model.han)")->required()->type_name("FILE");
   cmd->add_flag("--json", args->json, "One JSON object");
   cmd->callback([args] { run_info(*args); });
 }

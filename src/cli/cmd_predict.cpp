@@ -2,9 +2,11 @@
 // Streams: documents are answered in input order, one output line per input line,
 // flushed per batch; a batch is answered early when no more input is ready yet.
 #include <fcntl.h>
+#include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -131,8 +133,14 @@ class Output {
 
 class Runner {
  public:
-  Runner(const PredictArgs& a, const Classifier& c)
-      : a_(a), c_(c), tokenizer_(c.tokenizer()), predictor_(c.params, c.config.model, a.threads), out_(a, c) {}
+  // `total`: how many documents will come, 0 when unknown (lines of a stream).
+  Runner(const PredictArgs& a, const Classifier& c, std::int64_t total)
+      : a_(a),
+        c_(c),
+        tokenizer_(c.tokenizer()),
+        predictor_(c.params, c.config.model, a.threads),
+        out_(a, c),
+        progress_(show_progress(a.log), total) {}
 
   void add(Item item, const std::string& text) {
     item.words = tokenizer_.tokenize(text);
@@ -148,14 +156,20 @@ class Runner {
     for (Item& it : pending_) docs.push_back(std::move(it.doc));
     std::vector<Explanation> explanations;
     const bool explain = a_.explain || a_.format == "html";
+    const auto start = std::chrono::steady_clock::now();
     const Matrix probs = predictor_.predict(docs, a_.batch_size, explain ? &explanations : nullptr);
+    spdlog::debug("{} documents predicted in {:.3f} s", docs.size(),
+                  std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     if (!explain) explanations.resize(docs.size());
     out_.write(pending_, probs, explanations);
+    answered_ += static_cast<std::int64_t>(pending_.size());
     pending_.clear();
+    progress_.update(answered_);
   }
 
   void finish() {
     flush();
+    progress_.finish();
     out_.finish();
   }
 
@@ -166,6 +180,8 @@ class Runner {
   Predictor predictor_;
   Output out_;
   std::vector<Item> pending_;
+  std::int64_t answered_ = 0;
+  DocumentProgress progress_;
 };
 
 // Each line of fd is a document (lines) or a JSON record (jsonl).
@@ -200,7 +216,7 @@ void run_predict(PredictArgs& a) {
   if (a.input == "files" && from_stdin)
     throw han::Error("--input files needs file paths (stdin is read as lines or jsonl)");
   const Classifier classifier = load_classifier(a.model);
-  Runner runner(a, classifier);
+  Runner runner(a, classifier, a.input == "files" ? static_cast<std::int64_t>(a.paths.size()) : 0);
   if (from_stdin) {
     read_lines(runner, STDIN_FILENO, "<stdin>", a.input == "jsonl");
   } else if (a.input == "files") {
@@ -235,8 +251,8 @@ void run_predict(PredictArgs& a) {
 void add_predict_command(CLI::App& app) {
   auto args = std::make_shared<PredictArgs>();
   CLI::App* cmd = app.add_subcommand("predict", "Classify documents: files, or stdin one per line");
-  cmd->add_option("-m,--model", args->model, "Model file (model.han)")->required();
-  cmd->add_option("paths", args->paths, "Documents to classify; none or '-' reads stdin");
+  cmd->add_option("-m,--model", args->model, "Model file (model.han)")->required()->type_name("FILE");
+  cmd->add_option("paths", args->paths, "Documents to classify; none or '-' reads stdin")->type_name("PATH");
   cmd->add_option("-f,--format", args->format, "Output: tsv (label, probability), json (one object per line), html (a page)")
       ->check(CLI::IsMember({"tsv", "json", "html"}))
       ->default_val("tsv");

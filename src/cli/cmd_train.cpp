@@ -1,8 +1,7 @@
-// han train --config FILE [--set key=value]... [--output DIR] | han train --resume DIR
+// han train --config FILE [--set key=value]... [--output DIR] [--overwrite] | han train --resume DIR
 #include <spdlog/spdlog.h>
 
-#include <atomic>
-#include <csignal>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -15,31 +14,19 @@
 #include "han/infer/evaluation.h"
 #include "han/train/run_folder.h"
 #include "han/train/trainer.h"
+#include "interrupts.h"
 #include "logging.h"
+#include "training_progress.h"
 
 namespace han::cli {
 namespace {
-
-// Set by SIGINT/SIGTERM: the trainer finishes its step, checkpoints and returns.
-// SA_RESETHAND makes a second signal stop the process at once.
-std::atomic<int> g_stop_signal{0};
-
-extern "C" void request_stop(int sig) { g_stop_signal.store(sig); }
-
-void install_stop_handlers() {
-  struct sigaction sa {};
-  sa.sa_handler = request_stop;
-  sigemptyset(&sa.sa_mask);
-  sa.sa_flags = SA_RESETHAND;
-  sigaction(SIGINT, &sa, nullptr);
-  sigaction(SIGTERM, &sa, nullptr);
-}
 
 struct TrainArgs {
   std::string config;
   std::string resume;
   std::vector<std::string> overrides;
   std::string output;
+  bool overwrite = false;
   LogOptions log;
 };
 
@@ -49,24 +36,28 @@ std::string default_output(const std::string& config_path) {
 
 PreparedRun prepare_run(const TrainArgs& a) {
   if (a.config.empty() == a.resume.empty()) throw han::Error("train needs exactly one of --config FILE or --resume DIR");
-  if (!a.resume.empty() && (!a.overrides.empty() || !a.output.empty()))
-    throw han::Error("--resume continues a run as it was configured: it takes no --set or --output");
+  if (!a.resume.empty() && (!a.overrides.empty() || !a.output.empty() || a.overwrite))
+    throw han::Error("--resume continues a run as it was configured: it takes no --set, --output or --overwrite");
   if (!a.resume.empty()) return reopen_run(a.resume);
   Config cfg = load_config_file(a.config, a.overrides);
-  return start_run(std::move(cfg), a.output.empty() ? default_output(a.config) : a.output);
+  return plan_run(std::move(cfg), a.output.empty() ? default_output(a.config) : a.output, a.overwrite);
+}
+
+// A new run that fails before it trained (a missing embeddings file, say) leaves no
+// config.json behind, so the corrected command is not refused.
+TrainResult train_or_abandon(const PreparedRun& run, const Corpus& corpus, const TrainOptions& options) {
+  try {
+    return train_model(run.config, corpus, options);
+  } catch (const han::Error&) {
+    abandon_run(run);
+    throw;
+  }
 }
 
 // The progress bar (when shown) and one log line per epoch.
 void report_progress(TrainOptions& options, ProgressBar& bar, const LogOptions& log, int epochs) {
   if (show_progress(log)) {
-    options.on_batch = [&bar](const TrainProgress& p) {
-      const double fraction = static_cast<double>(p.batch) / static_cast<double>(p.batches);
-      const double eta = p.seconds / fraction * (1 - fraction);
-      char text[160];
-      std::snprintf(text, sizeof text, "epoch %d/%d loss %.4f %.0f docs/s ETA %s", p.epoch, p.epochs,
-                    p.mean_loss, p.docs_per_second, format_duration(eta).c_str());
-      bar.update(fraction, text);
-    };
+    options.on_batch = [&bar](const TrainProgress& p) { bar.update(epoch_fraction(p), epoch_progress_text(p)); };
   }
   options.on_epoch = [&bar, epochs](const EpochRecord& r) {
     bar.finish();
@@ -78,8 +69,12 @@ void report_progress(TrainOptions& options, ProgressBar& bar, const LogOptions& 
 
 nlohmann::json test_scores(const TrainResult& result, const Config& cfg, const Corpus& corpus) {
   if (corpus.test.empty()) return nullptr;
+  spdlog::debug("scoring {} test documents", corpus.test.size());
+  const auto start = std::chrono::steady_clock::now();
   const Metrics m = evaluate(Predictor(result.best_params, cfg.model, cfg.trainer.threads), corpus.test,
                              cfg.batching.batch_size);
+  spdlog::debug("test scoring took {:.2f} s",
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   return {{"accuracy", m.accuracy}, {"macro_f1", m.macro_f1}, {"documents", m.total}};
 }
 
@@ -100,24 +95,41 @@ void print_summary(const TrainResult& result, const PreparedRun& run, const Corp
   std::fflush(stdout);
 }
 
+// Ctrl-C while the data is read: nothing to save, and nothing was written yet.
+void stop_while_reading(const PreparedRun& run) {
+  const std::string& dir = run.files.folder;
+  stop_at_once(run.resume ? "interrupted while reading the data; " + dir +
+                                " is unchanged: continue with han train --resume " + dir
+                          : "interrupted while reading the data; nothing was written");
+}
+
+// Ctrl-C once training is complete (the test scoring, the summary): the model is kept.
+void stop_when_complete(const PreparedRun& run, const Corpus& corpus) {
+  stop_at_once("interrupted: training is complete and the model is in " + run.files.model +
+               (corpus.test.empty() ? "" : "; the test set was not scored"));
+}
+
 void run_train(const TrainArgs& a) {
   setup_logging(a.log);
   const PreparedRun run = prepare_run(a);
+  stop_while_reading(run);
   const Corpus corpus = load_corpus(run.config);
+  stop_gracefully();  // from here on there is a run to save
+  if (!run.resume) begin_run(run);
   ProgressBar bar;
   TrainOptions options;
   options.output_dir = run.files.folder;
   options.resume = run.resume;
+  options.stop_requested = stop_requested;
   report_progress(options, bar, a.log, run.config.trainer.epochs);
-  install_stop_handlers();
-  options.stop_requested = [] { return g_stop_signal.load() != 0; };
-  const TrainResult result = train_model(run.config, corpus, options);
+  const TrainResult result = train_or_abandon(run, corpus, options);
   bar.finish();
   if (result.interrupted) {
     std::fprintf(stderr, "han: interrupted: checkpoint written to %s; continue with: han train --resume %s\n",
                  result.checkpoint.c_str(), run.files.folder.c_str());
-    throw CommandExit{128 + g_stop_signal.load()};
+    throw CommandExit{stop_exit_code()};
   }
+  stop_when_complete(run, corpus);
   print_summary(result, run, corpus);
 }
 
@@ -126,12 +138,15 @@ void run_train(const TrainArgs& a) {
 void add_train_command(CLI::App& app) {
   auto args = std::make_shared<TrainArgs>();
   CLI::App* cmd = app.add_subcommand("train", "Train a model from a JSON config");
-  cmd->add_option("-c,--config", args->config, "JSON config file (see README: Configuration)");
-  cmd->add_option("-r,--resume", args->resume, "Continue an interrupted run from DIR/checkpoint.han");
+  cmd->add_option("-c,--config", args->config, "JSON config file (see README: Configuration)")->type_name("FILE");
+  cmd->add_option("-r,--resume", args->resume, "Continue an interrupted run from DIR/checkpoint.han")->type_name("DIR");
   cmd->add_option("-s,--set", args->overrides, "Override a config key: key.path=value (repeatable)")
-      ->allow_extra_args(false);
+      ->allow_extra_args(false)
+      ->type_name("KEY=VALUE");
   cmd->add_option("-o,--output", args->output,
-                  "Output folder for model.han, config.json, metrics.jsonl (default: runs/<config name>)");
+                  "Output folder for model.han, config.json, metrics.jsonl (default: runs/<config name>)")
+      ->type_name("DIR");
+  cmd->add_flag("--overwrite", args->overwrite, "Replace the run the output folder holds (else it is refused)");
   add_log_options(*cmd, args->log);
   cmd->callback([args] { run_train(*args); });
 }

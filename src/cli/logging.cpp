@@ -1,18 +1,48 @@
 #include "logging.h"
 
-#include <spdlog/sinks/stdout_sinks.h>
+#include <spdlog/details/null_mutex.h>
+#include <spdlog/sinks/base_sink.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <memory>
 
 #include "han/core/error.h"
 
 namespace han::cli {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Whether a progress bar is on stderr's last line (there is one bar at a time).
+bool g_bar_drawn = false;
+
+void erase_bar() {
+  if (g_bar_drawn) std::fputs("\r\033[K", stderr);
+  g_bar_drawn = false;
+}
+
+// spdlog's stderr output, but a log line first erases a drawn progress bar so the two
+// never share a line.
+class BarAwareStderrSink : public spdlog::sinks::base_sink<spdlog::details::null_mutex> {
+ protected:
+  void sink_it_(const spdlog::details::log_msg& msg) override {
+    spdlog::memory_buf_t line;
+    formatter_->format(msg, line);
+    erase_bar();
+    std::fwrite(line.data(), 1, line.size(), stderr);
+    std::fflush(stderr);
+  }
+  void flush_() override { std::fflush(stderr); }
+};
+
+}  // namespace
 
 void add_log_options(CLI::App& cmd, LogOptions& options) {
-  cmd.add_option("--log-level", options.level, "Log detail on stderr")
+  cmd.add_option("--log-level", options.level, "Log detail on stderr (debug: per-batch shapes and times, reading and scoring times)")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}))
       ->default_val("info");
   cmd.add_flag("-q,--quiet", options.quiet, "Only errors on stderr");
@@ -20,7 +50,7 @@ void add_log_options(CLI::App& cmd, LogOptions& options) {
 }
 
 void setup_logging(const LogOptions& options) {
-  auto logger = spdlog::stderr_logger_st("han");
+  auto logger = std::make_shared<spdlog::logger>("han", std::make_shared<BarAwareStderrSink>());
   logger->set_pattern("han: %v");
   spdlog::set_default_logger(logger);
   spdlog::set_level(options.quiet ? spdlog::level::err : spdlog::level::from_str(options.level));
@@ -41,20 +71,56 @@ std::string format_duration(double seconds) {
   return buf;
 }
 
+std::string format_eta(double fraction, double seconds) {
+  return "ETA " + format_duration(fraction > 0 ? seconds / fraction * (1 - fraction) : -1);
+}
+
+// The first update draws at once; later ones at most every 100 ms (a bar redrawn per
+// streamed line would cost more than the line).
+bool ProgressBar::due() {
+  const Clock::time_point now = Clock::now();
+  if (g_bar_drawn && now - last_draw_ < std::chrono::milliseconds(100)) return false;
+  last_draw_ = now;
+  return true;
+}
+
 void ProgressBar::update(double fraction, const std::string& text) {
+  if (!due()) return;
   constexpr int kWidth = 24;
-  const int filled = static_cast<int>(std::lround(std::clamp(fraction, 0.0, 1.0) * kWidth));
-  std::string bar(filled, '#');
+  const double f = std::clamp(fraction, 0.0, 1.0);
+  std::string bar(static_cast<std::size_t>(std::lround(f * kWidth)), '#');
   bar.resize(kWidth, ' ');
-  std::fprintf(stderr, "\r[%s] %3d%% %s\033[K", bar.c_str(), static_cast<int>(fraction * 100), text.c_str());
+  std::fprintf(stderr, "\r[%s] %3d%% %s\033[K", bar.c_str(), static_cast<int>(f * 100), text.c_str());
   std::fflush(stderr);
-  drawn_ = true;
+  g_bar_drawn = true;
+}
+
+void ProgressBar::update(const std::string& text) {
+  if (!due()) return;
+  std::fprintf(stderr, "\r%s\033[K", text.c_str());
+  std::fflush(stderr);
+  g_bar_drawn = true;
 }
 
 void ProgressBar::finish() {
-  if (drawn_) std::fprintf(stderr, "\r\033[K");
+  erase_bar();
   std::fflush(stderr);
-  drawn_ = false;
+}
+
+DocumentProgress::DocumentProgress(bool shown, std::int64_t total) : shown_(shown), total_(total) {}
+
+void DocumentProgress::update(std::int64_t done) {
+  if (!shown_) return;
+  const double seconds = std::chrono::duration<double>(Clock::now() - start_).count();
+  char rate[64];
+  std::snprintf(rate, sizeof rate, "%.0f docs/s", static_cast<double>(done) / std::max(seconds, 1e-9));
+  if (total_ <= 0) {
+    bar_.update(std::to_string(done) + " documents  " + rate);
+    return;
+  }
+  const double fraction = static_cast<double>(done) / static_cast<double>(total_);
+  bar_.update(fraction, std::to_string(done) + "/" + std::to_string(total_) + " documents  " + rate + "  " +
+                            format_eta(fraction, seconds));
 }
 
 }  // namespace han::cli

@@ -1,5 +1,7 @@
 #pragma once
 // Logging and progress for the CLI: logs and progress go to stderr, results to stdout.
+#include <chrono>
+#include <cstdint>
 #include <string>
 
 #include <CLI/CLI.hpp>
@@ -14,21 +16,48 @@ struct LogOptions {
 
 // Adds --log-level, --quiet and --progress to a subcommand.
 void add_log_options(CLI::App& cmd, LogOptions& options);
-// Configures spdlog from the options (call at the start of a callback).
+// Configures spdlog from the options (call at the start of a callback). A log line
+// erases a progress bar drawn on stderr; the bar's next update draws it again below.
 void setup_logging(const LogOptions& options);
 // Whether to draw a progress bar: --progress, or stderr is a terminal (and not --quiet).
 bool show_progress(const LogOptions& options);
 
-// A one-line progress bar redrawn in place on stderr.
+// A one-line progress bar redrawn in place on stderr, at most ten times a second. There
+// is one at a time; it is erased when it goes out of scope (an error message that follows
+// gets a line of its own).
 class ProgressBar {
  public:
-  void update(double fraction, const std::string& text);
-  void finish();  // ends the line if anything was drawn
+  ProgressBar() = default;
+  ProgressBar(const ProgressBar&) = delete;
+  ProgressBar& operator=(const ProgressBar&) = delete;
+  ~ProgressBar() { finish(); }
+  void update(double fraction, const std::string& text);  // [####    ]  42% text
+  void update(const std::string& text);                   // text alone: no known end
+  void finish();  // erases the line if anything was drawn
 
  private:
-  bool drawn_ = false;
+  bool due();
+  std::chrono::steady_clock::time_point last_draw_{};
+};
+
+// Progress through a known or unknown number of documents (eval, predict):
+// "[###  ] 12% 240/2000 documents  3400 docs/s  ETA 0:01", or without a total
+// "240 documents  3400 docs/s". Draws nothing unless `shown`.
+class DocumentProgress {
+ public:
+  DocumentProgress(bool shown, std::int64_t total);  // total 0: unknown
+  void update(std::int64_t done);
+  void finish() { bar_.finish(); }
+
+ private:
+  bool shown_;
+  std::int64_t total_;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+  ProgressBar bar_;
 };
 
 std::string format_duration(double seconds);
+// "ETA 1:02" for a task `fraction` done after `seconds`.
+std::string format_eta(double fraction, double seconds);
 
 }  // namespace han::cli

@@ -1,5 +1,7 @@
 #include "han/infer/predictor.h"
 
+#include <atomic>
+
 #include "han/text/batcher.h"
 #include "han/nn/loss.h"
 #include "han/core/parallel.h"
@@ -105,19 +107,33 @@ Matrix Predictor::predict(const std::vector<Document>& docs, const std::vector<B
       if (explanations) (*explanations)[indices[i]] = std::move(batch_explanations[i]);
     }
   };
+  // Progress counts answered documents across threads; only the calling thread (k = 0)
+  // reports, and a false answer stops every thread before its next batch.
+  std::atomic<Index> done{0};
+  std::atomic<bool> stopped{false};
+  auto report = [&](const BatchIndices& indices, bool caller) {
+    const Index total = done += static_cast<Index>(indices.size());
+    if (progress_ && caller && !progress_(total)) stopped = true;
+  };
   if (threads_ > 1 && batches.size() >= static_cast<std::size_t>(threads_)) {
     // Many batches: each thread takes whole batches (larger products, no thread start per
     // batch). A lone batch is split into shards by predict_batch instead.
     std::vector<PaddingAttention> per_thread(threads_);
     run_parallel(threads_, [&](int k) {
-      for (std::size_t b = static_cast<std::size_t>(k); b < batches.size(); b += static_cast<std::size_t>(threads_))
+      for (std::size_t b = static_cast<std::size_t>(k); b < batches.size() && !stopped;
+           b += static_cast<std::size_t>(threads_)) {
         predict_into(1, batches[b], padding ? &per_thread[k] : nullptr);
+        report(batches[b], k == 0);
+      }
     });
     if (padding)
       for (const PaddingAttention& pa : per_thread) padding->add(pa);
     return out;
   }
-  for (const BatchIndices& indices : batches) predict_into(threads_, indices, padding);
+  for (std::size_t b = 0; b < batches.size() && !stopped; ++b) {
+    predict_into(threads_, batches[b], padding);
+    report(batches[b], true);
+  }
   return out;
 }
 

@@ -11,6 +11,7 @@
 #include "han/infer/evaluation.h"
 #include "han/infer/predictor.h"
 #include "han/study/statistics.h"
+#include "han/train/run_folder.h"
 #include "han/train/trainer.h"
 
 namespace han {
@@ -80,9 +81,14 @@ std::vector<AttentionExample> attention_examples(const Predictor& predictor, con
   return examples;
 }
 
-AblationRun run_one(const Config& cfg, const Corpus& corpus, const Probes& probes) {
-  const TrainResult r = train_model(cfg, corpus);
-  const Predictor predictor(r.best_params, cfg.model, cfg.trainer.threads);
+// One run trained and measured, or nothing when a stop was requested meanwhile.
+std::optional<AblationRun> run_one(const Config& cfg, const Corpus& corpus, const Probes& probes,
+                                   const TrainOptions& train_options) {
+  const TrainResult r = train_model(cfg, corpus, train_options);
+  if (r.interrupted) return std::nullopt;
+  Predictor predictor(r.best_params, cfg.model, cfg.trainer.threads);
+  const auto& stop = train_options.stop_requested;
+  if (stop) predictor.on_progress([&stop](Index) { return !stop(); });
   PaddingAttention pad;
   AblationRun run;
   run.mask = cfg.model.mask;
@@ -91,6 +97,7 @@ AblationRun run_one(const Config& cfg, const Corpus& corpus, const Probes& probe
   run.best_epoch = r.best_epoch;
   run.dev = *scores(predictor, corpus.dev, cfg, &pad);
   run.test = scores(predictor, corpus.test, cfg, nullptr);
+  if (stop && stop()) return std::nullopt;  // the scores were cut short
   run.pad_attention_mass = {pad.word(), pad.sentence()};
   run.invariance_error = invariance_error(predictor, corpus, probes);
   run.examples = attention_examples(predictor, corpus, probes);
@@ -121,20 +128,46 @@ std::optional<AblationRun> stored_run(const fs::path& file, const std::string& f
   }
 }
 
-AblationRun load_or_train(const Config& cfg, const Corpus& corpus, const Probes& probes, const fs::path& runs_dir,
-                          const AblationOptions& options) {
-  const std::string name = std::string(to_string(cfg.model.mask)) + "-" + to_string(cfg.batching.strategy) + "-seed" +
-                           std::to_string(cfg.trainer.seed);
+std::string run_name(const Config& cfg) {
+  return std::string(to_string(cfg.model.mask)) + "-" + to_string(cfg.batching.strategy) + "-seed" +
+         std::to_string(cfg.trainer.seed);
+}
+
+// Every run's config, in the order they are trained: by batching, then mask, then seed.
+std::vector<Config> run_configs(const Config& base, const AblationOptions& options) {
+  std::vector<Config> configs;
+  for (BatchStrategy batching : options.batchings)
+    for (MaskMode mask : options.masks)
+      for (std::uint64_t seed : options.seeds) {
+        Config cfg = base;
+        cfg.model.mask = mask;
+        cfg.batching.strategy = batching;
+        cfg.trainer.seed = seed;
+        configs.push_back(cfg);
+      }
+  return configs;
+}
+
+// Run `run` of `runs` (1-based): re-used when stored for this config, else trained (and
+// stored); nothing when a stop was requested while it trained.
+std::optional<AblationRun> load_or_train(const Config& cfg, const Corpus& corpus, const Probes& probes, const fs::path& runs_dir,
+                          const AblationOptions& options, int run, int runs) {
+  const std::string name = run_name(cfg);
   const fs::path file = runs_dir / (name + ".json");
   const std::string fingerprint = config_to_json(cfg).dump();
-  if (std::optional<AblationRun> run = stored_run(file, fingerprint, !corpus.test.empty())) {
+  if (std::optional<AblationRun> stored = stored_run(file, fingerprint, !corpus.test.empty())) {
     if (options.log) options.log("re-using " + file.string());
-    return *run;
+    return *stored;
   }
   if (options.log) options.log("training " + name);
-  const AblationRun run = run_one(cfg, corpus, probes);
-  write_file_atomically(file.string(), json({{"fingerprint", fingerprint}, {"run", run.to_json()}}).dump() + "\n");
-  return run;
+  TrainOptions train_options;
+  if (options.on_batch)
+    train_options.on_batch = [&](const TrainProgress& p) { options.on_batch({run, runs, name, p}); };
+  train_options.stop_requested = options.stop_requested;
+  const std::optional<AblationRun> trained = run_one(cfg, corpus, probes, train_options);
+  if (trained)
+    write_file_atomically(file.string(), json({{"fingerprint", fingerprint}, {"run", trained->to_json()}}).dump() + "\n");
+  return trained;
 }
 
 template <typename Get>
@@ -187,11 +220,66 @@ std::vector<ExampleDocument> example_documents(const Corpus& corpus, const Probe
   return examples;
 }
 
+// A stored run's config with what varies between an ablation's runs taken out: equal for
+// every run of one ablation. Null when the fingerprint is unreadable.
+json ablation_config(const std::string& fingerprint) {
+  json j = json::parse(fingerprint, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) return nullptr;
+  if (j.contains("model")) j["model"].erase("mask");
+  if (j.contains("batching")) j["batching"].erase("strategy");
+  if (j.contains("trainer")) j["trainer"].erase("seed");
+  return j;
+}
+
+// The first run file in runs_dir stored for another config (broken ones do not count:
+// they are trained again), or "".
+std::string foreign_run(const fs::path& runs_dir, const Config& base) {
+  const json own = ablation_config(config_to_json(base).dump());
+  std::vector<fs::path> files;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(runs_dir, ec))
+    if (entry.path().extension() == ".json") files.push_back(entry.path());
+  std::sort(files.begin(), files.end());
+  for (const fs::path& file : files) {
+    try {
+      const json stored = ablation_config(json::parse(read_file(file.string())).at("fingerprint").get<std::string>());
+      if (!stored.is_null() && stored != own) return file.string();
+    } catch (const std::exception&) {
+      // unreadable: trained again
+    }
+  }
+  return "";
+}
+
+// --overwrite: what the folder held goes before anything is trained.
+void clear_ablation_folder(const fs::path& dir) {
+  remove_run_files(dir.string());
+  for (const fs::path& p : {dir / "ablation.json", dir / "report.html", dir / "runs"}) {
+    std::error_code ec;
+    fs::remove_all(p, ec);
+    if (ec) throw Error("cannot remove " + p.string() + ": " + ec.message(), 1);
+  }
+}
+
 }  // namespace
 
-AblationResult run_ablation(const Config& base, const Corpus& corpus, const AblationOptions& options) {
+void check_ablation_folder(const Config& base, const AblationOptions& options) {
+  if (options.overwrite) return;
+  const std::string& dir = options.output_dir;
+  const std::string held = run_files_held(dir);
+  if (!held.empty())
+    throw Error(dir + " holds a training run (" + held + "); pass --overwrite to replace it with this ablation");
+  const std::string foreign = foreign_run(fs::path(dir) / "runs", base);
+  if (!foreign.empty())
+    throw Error(dir + " holds an ablation of another config (" + foreign +
+                "); finished runs are re-used only for the same config: pass --overwrite to replace it");
+}
+
+AblationOutcome run_ablation(const Config& base, const Corpus& corpus, const AblationOptions& options) {
   if (corpus.dev.empty()) throw Error("han ablate needs a dev set (data.dev)");
   HAN_ASSERT(!options.output_dir.empty());
+  check_ablation_folder(base, options);
+  if (options.overwrite) clear_ablation_folder(options.output_dir);
   const fs::path runs_dir = fs::path(options.output_dir) / "runs";
   std::error_code ec;
   fs::create_directories(runs_dir, ec);
@@ -200,18 +288,17 @@ AblationResult run_ablation(const Config& base, const Corpus& corpus, const Abla
 
   // runs[(batching, mask)][seed index]
   std::map<std::pair<int, int>, std::vector<AblationRun>> runs;
-  for (BatchStrategy batching : options.batchings) {
-    for (MaskMode mask : options.masks) {
-      for (std::uint64_t seed : options.seeds) {
-        Config cfg = base;
-        cfg.model.mask = mask;
-        cfg.batching.strategy = batching;
-        cfg.trainer.seed = seed;
-        runs[{static_cast<int>(batching), static_cast<int>(mask)}].push_back(
-            load_or_train(cfg, corpus, probes, runs_dir, options));
-      }
-    }
+  const std::vector<Config> configs = run_configs(base, options);
+  const int total = static_cast<int>(configs.size());
+  auto stopped = [&] { return options.stop_requested && options.stop_requested(); };
+  for (int i = 0; i < total; ++i) {
+    const Config& cfg = configs[i];
+    const std::optional<AblationRun> run =
+        stopped() ? std::nullopt : load_or_train(cfg, corpus, probes, runs_dir, options, i + 1, total);
+    if (!run) return {std::nullopt, i, total};
+    runs[{static_cast<int>(cfg.batching.strategy), static_cast<int>(cfg.model.mask)}].push_back(*run);
   }
+  if (stopped()) return {std::nullopt, total, total};
 
   AblationResult result;
   result.config = base;
@@ -225,7 +312,7 @@ AblationResult run_ablation(const Config& base, const Corpus& corpus, const Abla
   result.train_documents = corpus.train.size();
   result.dev_documents = corpus.dev.size();
   result.test_documents = corpus.test.size();
-  return result;
+  return {result, total, total};
 }
 
 }  // namespace han

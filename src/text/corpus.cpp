@@ -2,28 +2,58 @@
 
 #include <spdlog/spdlog.h>
 
+#include <chrono>
+#include <tuple>
+
 #include "han/core/error.h"
 
 namespace han {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// One split's examples; --log-level debug says when reading starts and how long it took.
+std::vector<Example> read_split(const std::string& path, const char* split, DataFormat format) {
+  spdlog::debug("reading {} data from {}", split, path);
+  const auto start = Clock::now();
+  std::vector<Example> examples = read_examples(path, format, true);
+  spdlog::debug("{} data: {} documents read in {:.2f} s", split, examples.size(), seconds_since(start));
+  return examples;
+}
+
+std::vector<Document> encode_split(const std::vector<Example>& examples, const char* split, const Tokenizer& tokenizer,
+                                   const Vocab& vocab, const std::vector<std::string>& labels) {
+  const auto start = Clock::now();
+  std::vector<Document> docs = encode_all(examples, tokenizer, vocab, labels);
+  spdlog::debug("{} data: {} documents tokenized and encoded in {:.2f} s", split, docs.size(), seconds_since(start));
+  return docs;
+}
+
+}  // namespace
 
 Corpus load_corpus(const Config& cfg) {
   if (cfg.data.train.empty()) throw Error("data.train: no training file given");
   const Tokenizer tokenizer(tokenizer_options(cfg.tokenizer));
-  const std::vector<Example> train = read_examples(cfg.data.train, cfg.data.format, true);
+  const std::vector<Example> train = read_split(cfg.data.train, "train", cfg.data.format);
   if (train.empty()) throw Error(cfg.data.train + ": the training set is empty");
   Corpus corpus;
   corpus.labels = collect_labels(train);
   if (corpus.labels.size() < 2)
     throw Error(cfg.data.train + ": needs at least 2 distinct labels, found " +
                 std::to_string(corpus.labels.size()));
+  const auto vocab_start = Clock::now();
   VocabBuilder builder;
   for (const Example& e : train) builder.add(tokenizer.tokenize(e.text));
   corpus.vocab = builder.build(cfg.tokenizer.min_count, cfg.tokenizer.max_vocab);
-  corpus.train = encode_all(train, tokenizer, corpus.vocab, corpus.labels);
-  for (auto [path, docs] : {std::pair{&cfg.data.dev, &corpus.dev}, {&cfg.data.test, &corpus.test}}) {
+  spdlog::debug("vocabulary: {} words built in {:.2f} s", corpus.vocab.size(), seconds_since(vocab_start));
+  corpus.train = encode_split(train, "train", tokenizer, corpus.vocab, corpus.labels);
+  for (auto [path, docs, split] : {std::tuple{&cfg.data.dev, &corpus.dev, "dev"}, {&cfg.data.test, &corpus.test, "test"}}) {
     if (path->empty()) continue;
-    *docs = encode_all(read_examples(*path, cfg.data.format, true), tokenizer, corpus.vocab,
-                       corpus.labels);
+    *docs = encode_split(read_split(*path, split, cfg.data.format), split, tokenizer, corpus.vocab, corpus.labels);
   }
   spdlog::info("corpus: {} train / {} dev / {} test documents, {} labels, vocabulary {} (of {} distinct words)",
                corpus.train.size(), corpus.dev.size(), corpus.test.size(), corpus.labels.size(),

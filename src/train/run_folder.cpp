@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <system_error>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -13,12 +14,16 @@ namespace {
 
 namespace fs = std::filesystem;
 
-void create_run_folder(const std::string& folder) {
-  std::error_code ec;
-  if (fs::exists(folder, ec) && !fs::is_directory(folder, ec))
-    throw Error(folder + ": --output exists and is not a folder");
-  fs::create_directories(folder, ec);
-  if (ec) throw Error("cannot create output folder " + folder + ": " + ec.message(), 1);
+// The files of a run, in the order errors name them.
+const char* const kRunFileNames[] = {"checkpoint.han", "config.json", "metrics.jsonl", "model.han"};
+
+void refuse_held_run(const std::string& folder) {
+  const std::string held = run_files_held(folder);
+  if (held.empty()) return;
+  const bool interrupted = fs::exists(run_files(folder).checkpoint);
+  throw Error(folder + " holds a run (" +
+              (interrupted ? "an interrupted one: continue it with han train --resume " + folder : held) +
+              "); pass --overwrite to replace it");
 }
 
 }  // namespace
@@ -35,14 +40,50 @@ RunFiles run_files(const std::string& folder) {
   return f;
 }
 
-PreparedRun start_run(Config cfg, const std::string& folder) {
+std::string run_files_held(const std::string& folder) {
+  std::string held;
+  std::error_code ec;
+  for (const char* name : kRunFileNames)
+    if (fs::exists(fs::path(folder) / name, ec)) held += (held.empty() ? "" : ", ") + std::string(name);
+  return held;
+}
+
+void remove_run_files(const std::string& folder) {
+  std::vector<fs::path> doomed;
+  std::error_code ec;
+  if (!fs::exists(folder, ec)) return;
+  for (const auto& entry : fs::directory_iterator(folder, ec)) {
+    const std::string name = entry.path().filename().string();
+    for (const std::string run_file : kRunFileNames)
+      if (name == run_file || name.rfind(run_file + ".tmp.", 0) == 0) doomed.push_back(entry.path());
+  }
+  if (ec) throw Error("cannot list " + folder + ": " + ec.message(), 1);
+  for (const fs::path& path : doomed)
+    if (!fs::remove(path, ec) && ec) throw Error("cannot remove " + path.string() + ": " + ec.message(), 1);
+}
+
+PreparedRun plan_run(Config cfg, const std::string& folder, bool overwrite) {
   HAN_ASSERT(!folder.empty());
   for (std::string* path : {&cfg.data.train, &cfg.data.dev, &cfg.data.test, &cfg.model.embeddings})
     if (!path->empty()) *path = fs::absolute(*path).lexically_normal().string();
-  PreparedRun run{std::move(cfg), run_files(folder), false};
-  create_run_folder(folder);
+  std::error_code ec;
+  if (fs::exists(folder, ec) && !fs::is_directory(folder, ec))
+    throw Error(folder + ": --output exists and is not a folder");
+  if (!overwrite) refuse_held_run(folder);
+  fs::create_directories(folder, ec);
+  if (ec) throw Error("cannot create output folder " + folder + ": " + ec.message(), 1);
+  return {std::move(cfg), run_files(folder), false};
+}
+
+void begin_run(const PreparedRun& run) {
+  remove_run_files(run.files.folder);
   write_file_atomically(run.files.config, config_to_json(run.config).dump(2) + "\n");
-  return run;
+}
+
+void abandon_run(const PreparedRun& run) {
+  if (run.resume || run_files_held(run.files.folder) != "config.json") return;
+  std::error_code ec;
+  fs::remove(run.files.config, ec);
 }
 
 PreparedRun reopen_run(const std::string& folder) {

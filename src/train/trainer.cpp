@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <limits>
 #include <memory>
+#include <optional>
 
 #include "han/core/error.h"
 #include "han/core/io.h"
@@ -45,6 +46,19 @@ std::string metrics_text(const std::vector<EpochRecord>& history) {
   return out;
 }
 
+// --log-level debug: what one step computed and how long it took.
+void log_step(int epoch, std::size_t batch, std::size_t batches, long long step, const std::vector<Batch>& shards,
+              Clock::time_point start) {
+  Index B = 0, tokens = 0;
+  for (const Batch& s : shards) {
+    B += s.size();
+    tokens += s.real_tokens;
+  }
+  spdlog::debug("epoch {} batch {}/{} (step {}): {} x {} x {} (B x S x W), {} real tokens, {:.3f} s", epoch, batch,
+                batches, step, B, shards.front().max_sentences(), shards.front().max_words(), tokens,
+                seconds_since(start));
+}
+
 Classifier initial_model(const Config& cfg, const Corpus& corpus) {
   Rng rng(derive_seed(cfg.trainer.seed, SeedStream::init));
   return {cfg, corpus.vocab, corpus.labels,
@@ -61,11 +75,14 @@ class TrainingRun {
  private:
   std::vector<ParamRef> trained_refs();
   void restore_checkpoint();
+  bool stop_requested() const { return options_.stop_requested && options_.stop_requested(); }
+  void save_progress(std::size_t next_batch, Clock::time_point epoch_start);
   bool run_epoch(int epoch, Clock::time_point epoch_start);
-  void train_step(const BatchIndices& indices, int epoch);
+  void train_step(const BatchIndices& indices, int epoch, std::size_t batch, std::size_t batches);
   void report_batch(int epoch, std::size_t done, std::size_t batches, Clock::time_point epoch_start) const;
-  bool finish_epoch(int epoch, Clock::time_point epoch_start);
-  EpochRecord measure_epoch(int epoch, Clock::time_point epoch_start) const;
+  enum class EpochEnd { next, early_stop, interrupted };
+  EpochEnd finish_epoch(int epoch, Clock::time_point epoch_start);
+  std::optional<EpochRecord> measure_epoch(int epoch, Clock::time_point epoch_start) const;
   void keep_if_best(EpochRecord& rec);
   TrainResult finish(bool interrupted, bool stopped_early, Clock::time_point run_start);
 
@@ -124,7 +141,10 @@ void TrainingRun::restore_checkpoint() {
   state_ = load_checkpoint(files_.checkpoint, model_, *optimizer_, refs_);
   refs_ = trained_refs();  // model_.params were replaced
   if (state_.best_epoch > 0) best_params_ = load_classifier(files_.model).params;
-  spdlog::info("resuming at epoch {}, batch {} (step {})", state_.epoch, state_.next_batch + 1, optimizer_->steps());
+  if (state_.next_batch < batcher_.epoch(state_.epoch).size())
+    spdlog::info("resuming at epoch {}, batch {} (step {})", state_.epoch, state_.next_batch + 1, optimizer_->steps());
+  else
+    spdlog::info("resuming at epoch {}'s dev scoring (step {})", state_.epoch, optimizer_->steps());
 }
 
 TrainResult TrainingRun::run() {
@@ -135,31 +155,41 @@ TrainResult TrainingRun::run() {
     // A resumed epoch's clock starts the time it had already run before now.
     const auto epoch_start = Clock::now() - std::chrono::duration_cast<Clock::duration>(
                                                 std::chrono::duration<double>(state_.epoch_seconds));
-    interrupted = !run_epoch(epoch, epoch_start);
-    if (!interrupted) stopped_early = finish_epoch(epoch, epoch_start);
+    const EpochEnd end = run_epoch(epoch, epoch_start) ? finish_epoch(epoch, epoch_start) : EpochEnd::interrupted;
+    interrupted = end == EpochEnd::interrupted;
+    stopped_early = end == EpochEnd::early_stop;
   }
   return finish(interrupted, stopped_early, run_start);
 }
 
-// Runs the epoch's batches from state_.next_batch on. When a stop is requested, writes
-// the checkpoint (if there is a run folder) and returns false.
+// The checkpoint (when there is a run folder) of the epoch in progress, to continue at
+// batch `next_batch` (the epoch's batch count: at its dev scoring).
+void TrainingRun::save_progress(std::size_t next_batch, Clock::time_point epoch_start) {
+  state_.next_batch = next_batch;
+  state_.epoch_seconds = seconds_since(epoch_start);
+  if (!files_.checkpoint.empty()) save_checkpoint(files_.checkpoint, model_, *optimizer_, refs_, state_);
+}
+
+// Runs the epoch's batches from state_.next_batch on. When a stop is requested, saves
+// the progress and returns false.
 bool TrainingRun::run_epoch(int epoch, Clock::time_point epoch_start) {
   const std::vector<BatchIndices> batches = batcher_.epoch(epoch);
   for (std::size_t bi = state_.next_batch; bi < batches.size(); ++bi) {
-    if (options_.stop_requested && options_.stop_requested()) {
-      state_.next_batch = bi;
-      state_.epoch_seconds = seconds_since(epoch_start);
-      if (!files_.checkpoint.empty()) save_checkpoint(files_.checkpoint, model_, *optimizer_, refs_, state_);
+    if (stop_requested()) {
+      save_progress(bi, epoch_start);
       return false;
     }
-    train_step(batches[bi], epoch);
+    train_step(batches[bi], epoch, bi + 1, batches.size());
     report_batch(epoch, bi + 1, batches.size(), epoch_start);
   }
+  state_.next_batch = batches.size();
   return true;
 }
 
-// One optimizer step on one batch; a non-finite loss or gradient ends the run (exit 1).
-void TrainingRun::train_step(const BatchIndices& indices, int epoch) {
+// One optimizer step on batch `batch` of `batches`; a non-finite loss or gradient ends
+// the run (exit 1).
+void TrainingRun::train_step(const BatchIndices& indices, int epoch, std::size_t batch, std::size_t batches) {
+  const auto start = Clock::now();
   const std::vector<Batch> shards = make_shards(corpus_.train, indices, threads_);
   const Index B = static_cast<Index>(indices.size());
   Matrix dropout;
@@ -186,6 +216,7 @@ void TrainingRun::train_step(const BatchIndices& indices, int epoch) {
     state_.word_slots += s.word_mask.size();
     state_.sentence_slots += s.sentence_mask.size();
   }
+  if (spdlog::should_log(spdlog::level::debug)) log_step(epoch, batch, batches, optimizer_->steps(), shards, start);
 }
 
 void TrainingRun::report_batch(int epoch, std::size_t done, std::size_t batches, Clock::time_point epoch_start) const {
@@ -197,20 +228,26 @@ void TrainingRun::report_batch(int epoch, std::size_t done, std::size_t batches,
 }
 
 // Closes an epoch: its record (with the dev score), the best-epoch bookkeeping,
-// metrics.jsonl and on_epoch. Returns true when patience has run out.
-bool TrainingRun::finish_epoch(int epoch, Clock::time_point epoch_start) {
-  EpochRecord rec = measure_epoch(epoch, epoch_start);
-  keep_if_best(rec);
-  state_.history.push_back(rec);
+// metrics.jsonl and on_epoch; early_stop when patience has run out. A stop requested
+// during the dev scoring cuts it short: the progress is saved to score again on resume.
+TrainingRun::EpochEnd TrainingRun::finish_epoch(int epoch, Clock::time_point epoch_start) {
+  std::optional<EpochRecord> rec = measure_epoch(epoch, epoch_start);
+  if (!rec) {
+    save_progress(state_.next_batch, epoch_start);
+    return EpochEnd::interrupted;
+  }
+  keep_if_best(*rec);
+  state_.history.push_back(*rec);
   if (!files_.metrics.empty()) write_file_atomically(files_.metrics, metrics_text(state_.history));
-  if (options_.on_epoch) options_.on_epoch(rec);
+  if (options_.on_epoch) options_.on_epoch(*rec);
   const bool stop = cfg_.trainer.patience > 0 && state_.epochs_without_gain >= cfg_.trainer.patience &&
                     epoch < cfg_.trainer.epochs;
   if (stop) spdlog::info("early stop: no dev improvement for {} epochs", state_.epochs_without_gain);
-  return stop;
+  return stop ? EpochEnd::early_stop : EpochEnd::next;
 }
 
-EpochRecord TrainingRun::measure_epoch(int epoch, Clock::time_point epoch_start) const {
+// The epoch's record, or nothing when a stop was requested during its dev scoring.
+std::optional<EpochRecord> TrainingRun::measure_epoch(int epoch, Clock::time_point epoch_start) const {
   EpochRecord rec;
   rec.epoch = epoch;
   rec.train_loss = state_.loss_sum / static_cast<double>(std::max<Index>(state_.docs_seen, 1));
@@ -223,7 +260,13 @@ EpochRecord TrainingRun::measure_epoch(int epoch, Clock::time_point epoch_start)
       1.0 - static_cast<double>(state_.sentences_seen) / static_cast<double>(std::max<Index>(state_.sentence_slots, 1));
   rec.dev_accuracy = rec.dev_macro_f1 = std::numeric_limits<double>::quiet_NaN();
   if (!corpus_.dev.empty()) {
-    const Metrics dev = evaluate(Predictor(model_.params, cfg_.model, threads_), corpus_.dev, dev_batches_);
+    spdlog::debug("epoch {}: scoring {} dev documents", epoch, corpus_.dev.size());
+    const auto start = Clock::now();
+    Predictor predictor(model_.params, cfg_.model, threads_);
+    predictor.on_progress([this](Index) { return !stop_requested(); });
+    const Metrics dev = evaluate(predictor, corpus_.dev, dev_batches_);
+    if (stop_requested()) return std::nullopt;  // (cut short: dev is not a score)
+    spdlog::debug("epoch {}: dev scoring took {:.2f} s", epoch, seconds_since(start));
     rec.dev_accuracy = dev.accuracy;
     rec.dev_macro_f1 = dev.macro_f1;
   }

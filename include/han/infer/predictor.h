@@ -1,6 +1,7 @@
 #pragma once
 // Batched, threaded inference: probabilities, optional attention explanations and
 // the attention mass that padded positions receive.
+#include <functional>
 #include <vector>
 
 #include "han/text/batch.h"
@@ -43,6 +44,11 @@ class Predictor {
                        PaddingAttention* padding = nullptr) const;
   // Number of classes: the rows of every probability matrix.
   Index classes() const { return params_.output.W.rows(); }
+  // Called on the calling thread as predict() works through its batches, with the number
+  // of documents answered so far (to draw progress). When it returns false, the batches
+  // not yet started are skipped and their columns left unset: the caller that stopped
+  // the prediction must discard it.
+  void on_progress(std::function<bool(Index done)> f) { progress_ = std::move(f); }
 
  private:
   Matrix predict_batch(const std::vector<Document>& docs, const std::vector<Index>& indices, int threads,
@@ -52,6 +58,7 @@ class Predictor {
   ModelConfig cfg_;
   int threads_;
   mutable WordInputTable word_inputs_;  // grows with the words seen; read by every batch
+  std::function<bool(Index)> progress_;
 };
 
 // Index of the largest probability in each column.

@@ -1,6 +1,7 @@
 #pragma once
 // A run folder: what `han train` writes (config.json, model.han, metrics.jsonl and, when
-// interrupted, checkpoint.han) and what `han train --resume` reads back.
+// interrupted, checkpoint.han) and what `han train --resume` reads back. A folder holds
+// the files of one run only: a new run never mixes its files with an earlier one's.
 #include <string>
 
 #include "han/core/config.h"
@@ -17,6 +18,15 @@ struct RunFiles {
 
 RunFiles run_files(const std::string& folder);
 
+// The run files `folder` holds, as a list for messages ("config.json, model.han": in the
+// order checkpoint.han, config.json, metrics.jsonl, model.han); "" when it holds no run or
+// does not exist.
+std::string run_files_held(const std::string& folder);
+
+// Removes the run files `folder` holds, with the temporary files a killed write left of
+// them (model.han.tmp.<pid>, ...); other files stay.
+void remove_run_files(const std::string& folder);
+
 // A run ready to train: its config, its files, and whether it continues a checkpoint.
 struct PreparedRun {
   Config config;
@@ -24,9 +34,21 @@ struct PreparedRun {
   bool resume = false;
 };
 
-// A new run in `folder`: data paths made absolute (config.json then stays valid from any
-// folder, for --resume and reruns), the folder created, config.json written.
-PreparedRun start_run(Config cfg, const std::string& folder);
+// A new run for `folder`, checked but not yet started: data paths made absolute
+// (config.json then stays valid from any folder, for --resume and reruns). A folder that
+// holds a run is refused (han::Error naming it; for an interrupted run, with the resume
+// command) unless `overwrite`. Creates the folder (an unusable one is reported before the
+// data is read) but writes no file in it.
+PreparedRun plan_run(Config cfg, const std::string& folder, bool overwrite);
+
+// Starts a planned run once its data is read (an error or interruption before leaves
+// the folder as it was): removes the files of the run it held (which plan_run allowed
+// only with overwrite) and writes config.json.
+void begin_run(const PreparedRun& run);
+
+// For a new run that failed before writing anything but config.json (a missing
+// embeddings file, say): removes config.json, so the corrected command is not refused.
+void abandon_run(const PreparedRun& run);
 
 // An interrupted run to continue: DIR/checkpoint.han must exist; the config is the one
 // DIR/config.json holds.

@@ -24,8 +24,9 @@ struct TrainOptions {
   std::string output_dir;  // "" = write nothing; else the run folder (see run_folder.h)
   std::function<void(const EpochRecord&)> on_epoch;
   std::function<void(const TrainProgress&)> on_batch;
-  // Checked before every step: when it returns true, the run writes
-  // output_dir/checkpoint.han and returns with interrupted = true.
+  // Checked before every step and between the batches of the dev scoring: when it
+  // returns true, the run writes output_dir/checkpoint.han (a stop during the dev scoring
+  // resumes at that scoring) and returns with interrupted = true.
   std::function<bool()> stop_requested;
   // Continue from output_dir/checkpoint.han (same config and data) to the same
   // parameters an uninterrupted run reaches.
