@@ -71,7 +71,8 @@ TEST_CASE("predict --progress: files count towards an ETA, stdin shows documents
   CHECK(lines_of(with_stdin.out).size() == 2000);
 }
 
-TEST_CASE("ablate --progress shows the run, its variant and its epoch, and the results stay the same", "[cli][progress]") {
+TEST_CASE("ablate --progress shows the run, its variant and its epoch, and the results stay the same",
+          "[cli][progress]") {
   const CliFixture& f = cli_fixture();
   const TempDir dir;
   const std::string args = "ablate --config " + source_path("configs/quickstart.json") + " --set data.train=" +

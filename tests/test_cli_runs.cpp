@@ -60,7 +60,8 @@ TEST_CASE("train refuses a folder holding a run, naming its files, and --overwri
                     "); pass --overwrite to replace it");
   CHECK(slurp(dir.file("run/model.han")) == "old");
   check_refused(run(han_cmd("train --resume " + out + " --overwrite")),
-                "han: error: --resume continues a run as it was configured: it takes no --set, --output or --overwrite");
+                "han: error: --resume continues a run as it was configured: it takes no --set, --output or "
+                "--overwrite");
 
   // --overwrite: the old run's files (a temp file of a killed write included) are gone, the
   // user's own files stay, and the new run is complete.
@@ -154,7 +155,8 @@ TEST_CASE("Ctrl-C while train reads its data: exit 130, nothing written, an old 
   CHECK_FALSE(fs::exists(out + "/config.json"));
 }
 
-TEST_CASE("Ctrl-C while train scores dev after its last epoch: exit 130, a checkpoint, and --resume ends as an uninterrupted run",
+TEST_CASE("Ctrl-C while train scores dev after its last epoch: exit 130, a checkpoint, and --resume ends as an "
+          "uninterrupted run",
           "[cli][runs][signals]") {
   const TempDir dir;
   const std::string small = head_of_data(dir, "data/train.jsonl", 150, "small.jsonl");
@@ -224,7 +226,8 @@ TEST_CASE("Ctrl-C during ablate: exit 130, finished runs kept, and the same comm
   // While it reads its data: nothing to keep.
   const std::string big = repeated_data(dir, "data/train.jsonl", 6, "big.jsonl");
   const RunResult reading =
-      run_and_signal(ablate_args(big, dir.file("big")) + " --log-level debug", "reading train data", "TERM", dir.file("err2"));
+      run_and_signal(ablate_args(big, dir.file("big")) + " --log-level debug", "reading train data", "TERM",
+                     dir.file("err2"));
   CHECK(reading.exit_code == 143);
   CHECK(last_line(reading.err) == "han: interrupted while reading the data; nothing was trained");
 }

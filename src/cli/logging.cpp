@@ -42,7 +42,8 @@ class BarAwareStderrSink : public spdlog::sinks::base_sink<spdlog::details::null
 }  // namespace
 
 void add_log_options(CLI::App& cmd, LogOptions& options) {
-  cmd.add_option("--log-level", options.level, "Log detail on stderr (debug: per-batch shapes and times, reading and scoring times)")
+  cmd.add_option("--log-level", options.level,
+                 "Log detail on stderr (debug: per-batch shapes and times, reading and scoring times)")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}))
       ->default_val("info");
   cmd.add_flag("-q,--quiet", options.quiet, "Only errors on stderr");

@@ -150,8 +150,8 @@ std::vector<Config> run_configs(const Config& base, const AblationOptions& optio
 
 // Run `run` of `runs` (1-based): re-used when stored for this config, else trained (and
 // stored); nothing when a stop was requested while it trained.
-std::optional<AblationRun> load_or_train(const Config& cfg, const Corpus& corpus, const Probes& probes, const fs::path& runs_dir,
-                          const AblationOptions& options, int run, int runs) {
+std::optional<AblationRun> load_or_train(const Config& cfg, const Corpus& corpus, const Probes& probes,
+                                         const fs::path& runs_dir, const AblationOptions& options, int run, int runs) {
   const std::string name = run_name(cfg);
   const fs::path file = runs_dir / (name + ".json");
   const std::string fingerprint = config_to_json(cfg).dump();
@@ -165,8 +165,10 @@ std::optional<AblationRun> load_or_train(const Config& cfg, const Corpus& corpus
     train_options.on_batch = [&](const TrainProgress& p) { options.on_batch({run, runs, name, p}); };
   train_options.stop_requested = options.stop_requested;
   const std::optional<AblationRun> trained = run_one(cfg, corpus, probes, train_options);
-  if (trained)
-    write_file_atomically(file.string(), json({{"fingerprint", fingerprint}, {"run", trained->to_json()}}).dump() + "\n");
+  if (trained) {
+    const json stored = {{"fingerprint", fingerprint}, {"run", trained->to_json()}};
+    write_file_atomically(file.string(), stored.dump() + "\n");
+  }
   return trained;
 }
 

@@ -29,7 +29,8 @@ inline std::string repeated_data(const TempDir& dir, const std::string& bundled,
 }
 
 // The first `n` lines of a bundled data file, written to `name` in `dir`; returns its path.
-inline std::string head_of_data(const TempDir& dir, const std::string& bundled, std::size_t n, const std::string& name) {
+inline std::string head_of_data(const TempDir& dir, const std::string& bundled, std::size_t n,
+                                const std::string& name) {
   const auto all = lines_of(slurp(source_path(bundled)));
   std::string out;
   for (std::size_t i = 0; i < n && i < all.size(); ++i) out += all[i] + "\n";
