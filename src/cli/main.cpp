@@ -22,10 +22,24 @@
 
 namespace {
 
-std::string verb_list(const CLI::App& app) {
+std::vector<const CLI::App*> verbs(const CLI::App& app) {
+  return app.get_subcommands([](const CLI::App*) { return true; });
+}
+
+// The verb named `name`, or null (CLI11's get_subcommand throws for an unknown name).
+const CLI::App* find_verb(const CLI::App& app, const std::string& name) {
+  for (const CLI::App* sub : verbs(app))
+    if (sub->get_name() == name) return sub;
+  return nullptr;
+}
+
+// "train, predict, ..." and the (compared, shown) pairs the did-you-mean helper takes.
+std::string verb_list(const CLI::App& app, std::vector<std::pair<std::string, std::string>>& names) {
   std::string out;
-  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; }))
+  for (const CLI::App* sub : verbs(app)) {
     out += (out.empty() ? "" : ", ") + sub->get_name();
+    names.emplace_back(sub->get_name(), sub->get_name());
+  }
   return out;
 }
 
@@ -42,18 +56,15 @@ std::optional<int> answer_verb(const CLI::App& app, int argc, char** argv) {
     }
     verb = argv[2];
   }
-  std::vector<std::pair<std::string, std::string>> names;
-  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
-    if (sub->get_name() != verb) {
-      names.emplace_back(sub->get_name(), sub->get_name());
-      continue;
-    }
+  if (const CLI::App* sub = find_verb(app, verb)) {
     if (!help) return std::nullopt;
     std::fputs(sub->help(app.get_name()).c_str(), stdout);
     return 0;
   }
+  std::vector<std::pair<std::string, std::string>> names;
+  const std::string list = verb_list(app, names);
   std::fprintf(stderr, "han: error: unknown command \"%s\"%s; the commands are %s (see han --help)\n",
-               verb.c_str(), han::suggestion(verb, names).c_str(), verb_list(app).c_str());
+               verb.c_str(), han::suggestion(verb, names).c_str(), list.c_str());
   return 2;
 }
 
@@ -80,11 +91,8 @@ std::string config_flag_hint(const CLI::App& app, int argc, char** argv) {
 
 // "see han train --help" when the error is inside a verb's arguments.
 std::string help_hint(const CLI::App& app, int argc, char** argv) {
-  if (argc >= 2 && argv[1][0] != '-') {
-    for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; }))
-      if (sub->get_name() == argv[1]) return "han " + sub->get_name() + " --help";
-  }
-  return "han --help";
+  const CLI::App* sub = argc >= 2 ? find_verb(app, argv[1]) : nullptr;
+  return sub ? "han " + sub->get_name() + " --help" : "han --help";
 }
 
 // "-m=model.han" as "-m model.han": CLI11 would take "=model.han" as the value.
