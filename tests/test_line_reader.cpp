@@ -32,7 +32,8 @@ Read read_all(const std::string& bytes, bool cr_ends_line,
   const std::string path = tmp.write("input", bytes);
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   REQUIRE(fd >= 0);
-  LineReader reader(fd, max_line_bytes, cr_ends_line);
+  han::InputStream in(fd, path);
+  LineReader reader(in, max_line_bytes, cr_ends_line);
   Read r;
   std::string line;
   while (reader.next(line)) {
@@ -100,7 +101,8 @@ TEST_CASE("line reader: a CRLF split between two reads is one line break", "[lin
 TEST_CASE("line reader: ready() on a pipe, and read errors", "[line_reader]") {
   int fds[2];
   REQUIRE(::pipe(fds) == 0);
-  LineReader reader(fds[0]);
+  han::InputStream in(fds[0], "pipe");
+  LineReader reader(in);
   CHECK_FALSE(reader.ready());
   REQUIRE(::write(fds[1], "one\ntwo\nthr", 11) == 11);
   CHECK(reader.ready());
@@ -122,7 +124,8 @@ TEST_CASE("line reader: ready() on a pipe, and read errors", "[line_reader]") {
   TempDir tmp;
   const int dir = ::open(tmp.path.c_str(), O_RDONLY | O_DIRECTORY);
   REQUIRE(dir >= 0);
-  LineReader from_dir(dir);
+  han::InputStream dir_input(dir, tmp.path);
+  LineReader from_dir(dir_input);
   try {
     from_dir.next(line);
     FAIL("reading a folder did not fail");

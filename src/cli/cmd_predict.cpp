@@ -1,9 +1,7 @@
 // han predict --model FILE [--format tsv|json|html] [--top-k K] [--explain] [PATH ...]
 // Streams: documents are answered in input order, one output line per input line,
 // flushed per batch; a batch is answered early when no more input is ready yet.
-#include <fcntl.h>
 #include <spdlog/spdlog.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -17,6 +15,7 @@
 #include "han/text/dataset.h"
 #include "han/core/error.h"
 #include "han/study/html.h"
+#include "han/core/input_stream.h"
 #include "han/core/io.h"
 #include "han/core/json_text.h"
 #include "han/core/limits.h"
@@ -185,8 +184,9 @@ class Runner {
 };
 
 // Each line of fd is a document (lines) or a JSON record (jsonl).
-void read_lines(Runner& runner, int fd, const std::string& name, bool jsonl) {
-  LineReader reader(fd);
+void read_lines(Runner& runner, InputStream& in, bool jsonl) {
+  const std::string& name = in.name();
+  LineReader reader(in);
   std::string line;
   while (reader.next(line)) {
     Item item;
@@ -218,7 +218,8 @@ void run_predict(PredictArgs& a) {
   const Classifier classifier = load_classifier(a.model);
   Runner runner(a, classifier, a.input == "files" ? static_cast<std::int64_t>(a.paths.size()) : 0);
   if (from_stdin) {
-    read_lines(runner, STDIN_FILENO, "<stdin>", a.input == "jsonl");
+    InputStream in("-");
+    read_lines(runner, in, a.input == "jsonl");
   } else if (a.input == "files") {
     for (const std::string& path : a.paths) {
       Item item;
@@ -231,16 +232,8 @@ void run_predict(PredictArgs& a) {
     }
   } else {
     for (const std::string& path : a.paths) {
-      require_regular_file(path);
-      const int fd = ::open(path.c_str(), O_RDONLY);
-      if (fd < 0) throw han::Error(path + ": cannot open: " + std::strerror(errno));
-      try {
-        read_lines(runner, fd, path, a.input == "jsonl");
-      } catch (...) {
-        ::close(fd);
-        throw;
-      }
-      ::close(fd);
+      InputStream in(path);
+      read_lines(runner, in, a.input == "jsonl");
     }
   }
   runner.finish();

@@ -10,6 +10,7 @@
 
 #include "han/core/error.h"
 #include "han/core/io.h"
+#include "han/core/input_stream.h"
 #include "han/core/suggest.h"
 #include "han/core/json_text.h"
 
@@ -414,7 +415,7 @@ struct PathResolver {
     visit_fields(s, *this);
   }
   void resolve(std::string& p) const {
-    if (p.empty() || base.empty()) return;
+    if (p.empty() || base.empty() || is_stdin_name(p)) return;
     const std::filesystem::path fp(p);
     if (fp.is_absolute()) return;
     p = (base / fp).lexically_normal().string();
@@ -516,7 +517,7 @@ json override_value(const KeyInfo& info, const std::string& override_text, const
                      (info.kind == Kind::optional_path && !value.is_null());
   if (texty && !value.is_string()) value = text;
   const bool is_path = info.kind == Kind::path || info.kind == Kind::optional_path;
-  if (is_path && value.is_string() && !value.get<std::string>().empty() &&
+  if (is_path && value.is_string() && !value.get<std::string>().empty() && !is_stdin_name(value.get<std::string>()) &&
       !std::filesystem::path(value.get<std::string>()).is_absolute())
     value = std::filesystem::absolute(value.get<std::string>()).lexically_normal().string();
   config_from_json(json{{info.section, {{info.key, value}}}}, shown_override(override_text));

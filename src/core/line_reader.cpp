@@ -1,12 +1,6 @@
 #include "han/core/line_reader.h"
 
-#include <poll.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
 
 #include "han/core/error.h"
 
@@ -16,13 +10,8 @@ namespace {
 constexpr std::size_t kChunk = std::size_t{1} << 16;
 }  // namespace
 
-LineReader::LineReader(int fd, std::size_t max_line_bytes, bool cr_ends_line)
-    : fd_(fd), max_line_bytes_(max_line_bytes), cr_ends_line_(cr_ends_line) {
-  struct stat st;
-  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
-    file_size_ = static_cast<std::size_t>(st.st_size);
-  }
-}
+LineReader::LineReader(InputStream& in, std::size_t max_line_bytes, bool cr_ends_line)
+    : in_(in), max_line_bytes_(max_line_bytes), cr_ends_line_(cr_ends_line) {}
 
 bool LineReader::fill() {
   if (eof_) return false;
@@ -31,15 +20,12 @@ bool LineReader::fill() {
     pos_ = 0;
   }
   char chunk[kChunk];
-  ssize_t n;
-  do n = ::read(fd_, chunk, sizeof chunk);
-  while (n < 0 && errno == EINTR);
-  if (n < 0) throw Error(std::string("cannot read input: ") + std::strerror(errno), 1);
+  const std::size_t n = in_.read(chunk, sizeof chunk);
   if (n == 0) {
     eof_ = true;
     return false;
   }
-  buffer_.append(chunk, static_cast<std::size_t>(n));
+  buffer_.append(chunk, n);
   return true;
 }
 
@@ -59,8 +45,8 @@ bool LineReader::next(std::string& line) {
       // A long line in a regular file: size it once instead of doubling (each doubling
       // briefly holds two copies). Reserved pages cost nothing until written.
       if (take > 0 && line.size() + take > line.capacity() && line.capacity() >= kChunk &&
-          file_size_ > 0) {
-        line.reserve(std::min(max_line_bytes_, file_size_));
+          in_.plain_file_size() > 0) {
+        line.reserve(std::min(max_line_bytes_, in_.plain_file_size()));
       }
       line.append(buffer_, pos_, take);
     }
@@ -91,8 +77,7 @@ bool LineReader::ready() {
                     : buffer_.find('\n', pos_) != std::string::npos) {
     return true;
   }
-  pollfd p{fd_, POLLIN, 0};
-  return ::poll(&p, 1, 0) > 0;
+  return in_.ready();
 }
 
 }  // namespace han

@@ -3,9 +3,12 @@
 #include <spdlog/spdlog.h>
 
 #include <chrono>
+#include <filesystem>
+#include <iterator>
 #include <tuple>
 
 #include "han/core/error.h"
+#include "han/core/json_text.h"
 
 namespace han {
 namespace {
@@ -33,10 +36,25 @@ std::vector<Document> encode_split(const std::vector<Example>& examples, const c
   return docs;
 }
 
+// A pipe or stdin is read once: naming it for two splits would leave the second empty.
+void refuse_stream_read_twice(const Config& cfg) {
+  const std::tuple<const char*, const std::string*> splits[] = {
+      {"data.train", &cfg.data.train}, {"data.dev", &cfg.data.dev}, {"data.test", &cfg.data.test}};
+  for (std::size_t i = 0; i < std::size(splits); ++i)
+    for (std::size_t j = 0; j < i; ++j) {
+      const std::string& path = *std::get<1>(splits[i]);
+      std::error_code ec;
+      if (path.empty() || path != *std::get<1>(splits[j]) || std::filesystem::is_regular_file(path, ec)) continue;
+      throw Error(std::string(std::get<0>(splits[i])) + ": " + quote_excerpt(path) + " is also " + std::get<0>(splits[j]) +
+                  ", and a stream (stdin, a pipe) can be read only once");
+    }
+}
+
 }  // namespace
 
 Corpus load_corpus(const Config& cfg) {
   if (cfg.data.train.empty()) throw Error("data.train: no training file given");
+  refuse_stream_read_twice(cfg);
   const Tokenizer tokenizer(tokenizer_options(cfg.tokenizer));
   const std::vector<Example> train = read_split(cfg.data.train, "train", cfg.data.format);
   if (train.empty()) throw Error(cfg.data.train + ": the training set is empty");

@@ -1,10 +1,8 @@
 #include "han/text/dataset.h"
 
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -15,6 +13,7 @@
 #include <utility>
 
 #include "han/core/error.h"
+#include "han/core/input_stream.h"
 #include "han/core/io.h"
 #include "han/core/json_text.h"
 #include "han/core/line_reader.h"
@@ -215,16 +214,13 @@ Example parse_line(std::string_view line, const std::string& where, DataFormat f
 // the current line (so a 100 MB line costs about its own size, not several copies).
 std::vector<Example> read_line_file(const std::string& path, DataFormat format,
                                     bool require_labels) {
-  require_regular_file(path);
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw Error(path + ": cannot read: " + std::strerror(errno));
-  struct Closer {
-    int fd;
-    ~Closer() { ::close(fd); }
-  } closer{fd};
+  // Data from a terminal would wait for typing that never comes: a forgotten pipe.
+  if (is_stdin_name(path) && ::isatty(STDIN_FILENO))
+    throw Error("-: standard input is a terminal; pipe the data in (e.g. cat data.jsonl | han ...)");
+  InputStream in(path);
   // JSON cannot be cut short; the other formats keep the first kMaxLineBytes of a line.
   const std::size_t cap = format == DataFormat::jsonl ? kMaxRecordBytes + 1 : kMaxLineBytes;
-  LineReader reader(fd, cap, /*cr_ends_line=*/true);
+  LineReader reader(in, cap, /*cr_ends_line=*/true);
   std::vector<Example> out;
   std::string line;
   while (reader.next(line)) {

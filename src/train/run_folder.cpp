@@ -8,6 +8,7 @@
 
 #include "han/core/error.h"
 #include "han/core/io.h"
+#include "han/core/input_stream.h"
 
 namespace han {
 namespace {
@@ -65,7 +66,7 @@ void remove_run_files(const std::string& folder) {
 PreparedRun plan_run(Config cfg, const std::string& folder, bool overwrite) {
   HAN_ASSERT(!folder.empty());
   for (std::string* path : {&cfg.data.train, &cfg.data.dev, &cfg.data.test, &cfg.model.embeddings})
-    if (!path->empty()) *path = fs::absolute(*path).lexically_normal().string();
+    if (!path->empty() && !is_stdin_name(*path)) *path = fs::absolute(*path).lexically_normal().string();
   std::error_code ec;
   if (fs::exists(folder, ec) && !fs::is_directory(folder, ec))
     throw Error(folder + ": --output exists and is not a folder");

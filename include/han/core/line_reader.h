@@ -1,5 +1,6 @@
 #pragma once
-// Reads lines from a file descriptor for streaming prediction and for data files.
+// Reads lines from an InputStream (file, pipe, stdin, gzip) for streaming prediction and
+// for data files.
 // Besides next(), it tells whether more input is ready right now, so a caller can
 // answer the lines it holds instead of waiting for a full batch (tail -f | han predict).
 // Lines end at \n; a trailing \r is dropped. With cr_ends_line (data files), a lone \r
@@ -9,18 +10,19 @@
 #include <cstddef>
 #include <string>
 
+#include "han/core/input_stream.h"
 #include "han/core/limits.h"
 
 namespace han {
 
 class LineReader {
  public:
-  explicit LineReader(int fd, std::size_t max_line_bytes = kMaxLineBytes,
+  explicit LineReader(InputStream& in, std::size_t max_line_bytes = kMaxLineBytes,
                       bool cr_ends_line = false);
   // False at end of input. A final line without a line break is still returned.
   // Read errors throw han::Error with exit code 1.
   bool next(std::string& line);
-  // True if a line can be returned without blocking (buffered, or the fd is readable).
+  // True if a line can be returned without blocking (buffered, or the input is readable).
   bool ready();
   std::size_t line_number() const { return line_number_; }
   // Whether the line last returned by next() was cut at max_line_bytes.
@@ -28,10 +30,9 @@ class LineReader {
 
  private:
   bool fill();  // one read(); false at EOF
-  int fd_;
+  InputStream& in_;
   std::size_t max_line_bytes_;
   bool cr_ends_line_;
-  std::size_t file_size_ = 0;  // for a regular file: its size (sizes a long line once)
   std::string buffer_;
   std::size_t pos_ = 0;
   bool eof_ = false;
