@@ -348,3 +348,11 @@ TEST_CASE("tokenizer.version: 2 by default, 1 for configs stored before it exist
   CHECK(han::stored_config_from_json(stored, "m").tokenizer.version == 1);
   CHECK(han::stored_config_from_json(json::object(), "m").tokenizer.version == 1);
 }
+
+TEST_CASE("the README's configuration table is the reference han builds from its keys", "[config][readme]") {
+  std::ifstream in(han::test::source_path("README.md"));
+  const std::string readme((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string table = han::config_reference();
+  INFO("README.md's table under \"## Configuration\" should read:\n" << table);
+  CHECK(readme.find("```\n" + table + "```\n") != std::string::npos);
+}

@@ -39,7 +39,7 @@ std::vector<Document> sample_docs() {
 }
 
 double batch_loss(const HanParams& p, const ModelConfig& cfg, const Batch& batch,
-                  const Matrix& dropout, Matrix* d_logits, HanCache& c) {
+                  const DropoutPlan* dropout, Matrix* d_logits, HanCache& c) {
   const Matrix logits = han_forward(p, cfg, batch, dropout, c);
   Matrix d;
   const double loss = softmax_cross_entropy(logits, batch.labels, 1.0 / batch.size(), d);
@@ -63,15 +63,23 @@ TEST_CASE("HAN gradients in every mask mode and pooling, with padding", "[model]
         // Non-zero attention biases, so padded scores carry gradient under `none`.
         p.word_attention.b.setConstant(0.3f);
         p.sentence_attention.b.setConstant(-0.2f);
-        const Matrix dropout = dropout_mask(2 * cfg.sentence_hidden, batch.size(), 0.25, rng);
+        // Every kind of dropout at once: the masks are fixed by the plan's seed.
+        DropoutPlan dropout;
+        dropout.word = 0.2;
+        dropout.embedding = 0.25;
+        dropout.sentence = 0.3;
+        dropout.document = 0.25;
+        dropout.seed = 99;
         HanCache c;
         Matrix d_logits;
-        batch_loss(p, cfg, batch, dropout, &d_logits, c);
+        batch_loss(p, cfg, batch, &dropout, &d_logits, c);
+        REQUIRE(c.dropout.embedding.size() > 0);
+        REQUIRE(c.dropout.sentence.size() > 0);
         HanParams g = zeros_like(p);
         han_backward(p, c, d_logits, g);
         auto loss = [&] {
           HanCache c2;
-          return batch_loss(p, cfg, batch, dropout, nullptr, c2);
+          return batch_loss(p, cfg, batch, &dropout, nullptr, c2);
         };
         for (ParamRef& r : zip_params(p, g)) {
           if (r.name == "embedding.table") {
@@ -118,9 +126,9 @@ TEST_CASE("masked models give a document the same probabilities alone and in a p
     p.word_attention.b.setConstant(0.5f);
     p.sentence_attention.b.setConstant(0.5f);
     HanCache c1, c2;
-    const Matrix alone = softmax_columns(han_forward(p, cfg, make_batch(docs, {2}), Matrix(), c1));
+    const Matrix alone = softmax_columns(han_forward(p, cfg, make_batch(docs, {2}), nullptr, c1));
     const Matrix batched =
-        softmax_columns(han_forward(p, cfg, make_batch(docs, {4, 2, 0}), Matrix(), c2));
+        softmax_columns(han_forward(p, cfg, make_batch(docs, {4, 2, 0}), nullptr, c2));
     const float diff = (alone.col(0) - batched.col(1)).cwiseAbs().maxCoeff();
     INFO("mask " << to_string(mode) << " max |diff| " << diff);
     if (mode == MaskMode::none)
@@ -144,8 +152,8 @@ TEST_CASE("prediction through the word input table gives the embedding path's lo
     table.fill(docs, {3});
     const Batch batch = make_batch(docs, {0, 1, 2, 3});
     HanCache with_embeddings, with_table;
-    const Matrix expected = han_forward(p, cfg, batch, Matrix(), with_embeddings, false);
-    const Matrix got = han_forward(p, cfg, batch, Matrix(), with_table, false, table.table());
+    const Matrix expected = han_forward(p, cfg, batch, nullptr, with_embeddings, false);
+    const Matrix got = han_forward(p, cfg, batch, nullptr, with_table, false, table.table());
     INFO("mask " << to_string(mode));
     CHECK((expected - got).cwiseAbs().maxCoeff() <= 1e-5f);
     CHECK((with_embeddings.word_attention.alpha - with_table.word_attention.alpha).cwiseAbs().maxCoeff() <= 1e-5f);

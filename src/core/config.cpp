@@ -103,6 +103,11 @@ void visit_fields(ModelConfig& c, V& v) {
   v.enumeration("mask", c.mask, "treatment of padded positions in attention");
   v.enumeration("pooling", c.pooling, "how word and sentence states are pooled");
   v.real("dropout", c.dropout, RealRange{0.0, 1.0, false, true}, "dropout on the document vector");
+  v.real("sentence_dropout", c.sentence_dropout, RealRange{0.0, 1.0, false, true},
+         "dropout on sentence vectors, between the word and sentence levels");
+  v.real("embedding_dropout", c.embedding_dropout, RealRange{0.0, 1.0, false, true}, "dropout on word embedding values");
+  v.real("word_dropout", c.word_dropout, RealRange{0.0, 1.0, false, true},
+         "probability that a training word reads as <unk>");
   v.optional_path("embeddings", c.embeddings,
                   "pretrained word vectors (word2vec/GloVe text); null = random init");
   v.boolean("freeze_embeddings", c.freeze_embeddings, "keep the embedding table fixed in training");

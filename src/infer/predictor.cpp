@@ -71,7 +71,7 @@ Matrix Predictor::predict_batch(const std::vector<Document>& docs, const std::ve
   run_parallel(static_cast<int>(shards.size()), [&](int k) {
     HanCache cache;
     probs[k] = softmax_columns(
-        han_forward(params_, cfg_, shards[k], Matrix(), cache, /*for_backward=*/false, word_inputs_.table()));
+        han_forward(params_, cfg_, shards[k], nullptr, cache, /*for_backward=*/false, word_inputs_.table()));
     if (padding) shard_padding[k] = padding_attention(cache);
     if (explanations)
       for (Index b = 0; b < shards[k].size(); ++b) shard_explanations[k].push_back(explain(shards[k], cache, b));

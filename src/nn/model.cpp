@@ -23,16 +23,10 @@ double han_parameter_count(const ModelConfig& cfg, Index vocab_size, Index class
          attention(2 * Hs) + static_cast<double>(classes) * (2 * Hs + 1);
 }
 
-Matrix dropout_mask(Index rows, Index cols, double p, Rng& rng) {
-  Matrix mask(rows, cols);
-  const Scalar keep = static_cast<Scalar>(1.0 / (1.0 - p));
-  for (Index i = 0; i < mask.size(); ++i) mask.data()[i] = rng.uniform() < p ? 0 : keep;
-  return mask;
-}
-
 Matrix han_forward(const HanParams& p, const ModelConfig& cfg, const Batch& batch,
-                   const Matrix& dropout, HanCache& c, bool for_backward, const Matrix* word_inputs) {
+                   const DropoutPlan* dropout, HanCache& c, bool for_backward, const Matrix* word_inputs) {
   HAN_ASSERT(!(for_backward && word_inputs));
+  HAN_ASSERT(!(dropout && word_inputs));
   const Index S = batch.max_sentences(), B = batch.size();
   // Word level: every real sentence of the batch is one sequence.
   const std::vector<Index> sentence_lengths = mask_lengths(batch.word_mask);  // (S*B)
@@ -40,18 +34,23 @@ Matrix han_forward(const HanParams& p, const ModelConfig& cfg, const Batch& batc
   c.token_ids.reserve(batch.real_tokens);
   for (Index col = 0; col < S * B; ++col)
     for (Index w = 0; w < sentence_lengths[col]; ++w) c.token_ids.push_back(batch.ids(w, col));
+  const std::vector<Index> doc_lengths = mask_lengths(batch.sentence_mask);  // (B)
+  c.dropout = dropout && dropout->any()
+                  ? draw_dropout(*dropout, {sentence_lengths, doc_lengths, S}, c.token_ids, cfg.embedding_dim,
+                                 2 * cfg.word_hidden, 2 * cfg.sentence_hidden)
+                  : DropoutMasks{};
   Matrix word_states;
   if (word_inputs) {
     word_states = bigru_forward_lookup(p.word_gru, *word_inputs, c.token_ids, sentence_lengths, c.word_gru);
   } else {
     embedding_forward(p.embedding, c.token_ids, c.x);
+    if (c.dropout.embedding.size() != 0) c.x.array() *= c.dropout.embedding.array();
     word_states = bigru_forward(p.word_gru, c.x, sentence_lengths, c.word_gru, for_backward);
   }
   const Matrix sentence_vectors = attention_forward(p.word_attention, word_states, batch.word_mask,
                                                     cfg.mask, cfg.pooling, c.word_attention);
 
   // Sentence level: the real sentences of each document, in order.
-  const std::vector<Index> doc_lengths = mask_lengths(batch.sentence_mask);  // (B)
   c.padded_sentences = S * B;
   c.sentence_columns.clear();
   for (Index b = 0; b < B; ++b)
@@ -59,29 +58,31 @@ Matrix han_forward(const HanParams& p, const ModelConfig& cfg, const Batch& batc
   c.sentence_inputs.resize(sentence_vectors.rows(), static_cast<Index>(c.sentence_columns.size()));
   for (std::size_t k = 0; k < c.sentence_columns.size(); ++k)
     c.sentence_inputs.col(static_cast<Index>(k)) = sentence_vectors.col(c.sentence_columns[k]);
+  if (c.dropout.sentence.size() != 0) c.sentence_inputs.array() *= c.dropout.sentence.array();
   const Matrix sentence_states =
       bigru_forward(p.sentence_gru, c.sentence_inputs, doc_lengths, c.sentence_gru, for_backward);
   Matrix docs = attention_forward(p.sentence_attention, sentence_states, batch.sentence_mask,
                                   cfg.mask, cfg.pooling, c.sentence_attention);  // (2Hs, B)
-  c.dropout_mask = dropout;
-  if (dropout.size() != 0) docs.array() *= dropout.array();
+  if (c.dropout.document.size() != 0) docs.array() *= c.dropout.document.array();
   return linear_forward(p.output, docs, c.output);
 }
 
 void han_backward(const HanParams& p, HanCache& c, const Matrix& d_logits, HanParams& g,
                   bool train_embeddings) {
   Matrix d_docs = linear_backward(p.output, c.output, d_logits, g.output);
-  if (c.dropout_mask.size() != 0) d_docs.array() *= c.dropout_mask.array();
+  if (c.dropout.document.size() != 0) d_docs.array() *= c.dropout.document.array();
   const Matrix d_sentence_states =
       attention_backward(p.sentence_attention, c.sentence_attention, d_docs, g.sentence_attention);
-  const Matrix d_sentence_inputs =
+  Matrix d_sentence_inputs =
       bigru_backward(p.sentence_gru, c.sentence_gru, c.sentence_inputs, d_sentence_states, g.sentence_gru);
+  if (c.dropout.sentence.size() != 0) d_sentence_inputs.array() *= c.dropout.sentence.array();
   Matrix d_sentence_vectors = Matrix::Zero(d_sentence_inputs.rows(), c.padded_sentences);
   for (std::size_t k = 0; k < c.sentence_columns.size(); ++k)
     d_sentence_vectors.col(c.sentence_columns[k]) = d_sentence_inputs.col(static_cast<Index>(k));
   const Matrix d_word_states =
       attention_backward(p.word_attention, c.word_attention, d_sentence_vectors, g.word_attention);
-  const Matrix d_x = bigru_backward(p.word_gru, c.word_gru, c.x, d_word_states, g.word_gru);
+  Matrix d_x = bigru_backward(p.word_gru, c.word_gru, c.x, d_word_states, g.word_gru);
+  if (c.dropout.embedding.size() != 0) d_x.array() *= c.dropout.embedding.array();
   if (train_embeddings) embedding_backward(c.token_ids, d_x, g.embedding);
 }
 

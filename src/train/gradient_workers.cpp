@@ -36,13 +36,14 @@ GradientWorkers::GradientWorkers(const HanParams& params, int threads) : workers
 }
 
 double GradientWorkers::compute(const HanParams& params, const ModelConfig& cfg, const std::vector<Batch>& shards,
-                                const Matrix& dropout, Index batch_docs, bool train_embeddings) {
+                                const DropoutPlan& dropout, Index batch_docs, bool train_embeddings) {
   std::vector<Index> first(shards.size() + 1, 0);
   for (std::size_t k = 0; k < shards.size(); ++k) first[k + 1] = first[k] + shards[k].size();
   run_parallel(static_cast<int>(shards.size()), [&](int k) {
     Worker& w = workers_[k];
-    const Matrix shard_dropout = dropout.size() ? Matrix(dropout.middleCols(first[k], shards[k].size())) : Matrix();
-    const Matrix logits = han_forward(params, cfg, shards[k], shard_dropout, w.cache);
+    DropoutPlan shard_dropout = dropout;
+    shard_dropout.first_document = first[k];
+    const Matrix logits = han_forward(params, cfg, shards[k], &shard_dropout, w.cache);
     Matrix d_logits;
     w.loss = softmax_cross_entropy(logits, shards[k].labels, 1.0 / static_cast<double>(batch_docs), d_logits);
     han_backward(params, w.cache, d_logits, w.grads, train_embeddings);

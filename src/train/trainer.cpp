@@ -192,11 +192,8 @@ void TrainingRun::train_step(const BatchIndices& indices, int epoch, std::size_t
   const auto start = Clock::now();
   const std::vector<Batch> shards = make_shards(corpus_.train, indices, threads_);
   const Index B = static_cast<Index>(indices.size());
-  Matrix dropout;
-  if (cfg_.model.dropout > 0) {
-    Rng rng(derive_seed(cfg_.trainer.seed, SeedStream::dropout, optimizer_->steps()));
-    dropout = dropout_mask(2 * cfg_.model.sentence_hidden, B, cfg_.model.dropout, rng);
-  }
+  const DropoutPlan dropout =
+      dropout_plan(cfg_.model, derive_seed(cfg_.trainer.seed, SeedStream::dropout, optimizer_->steps()));
   const double loss = workers_.compute(model_.params, cfg_.model, shards, dropout, B, train_embeddings_);
   const double norm = clip_global_norm(refs_, cfg_.optimizer.clip_norm, threads_);
   if (!std::isfinite(loss) || !std::isfinite(norm)) {

@@ -40,6 +40,9 @@ struct ModelConfig {
   MaskMode mask = MaskMode::renorm;
   Pooling pooling = Pooling::attention;
   double dropout = 0.0;           // on the document vector
+  double sentence_dropout = 0.0;  // on sentence vectors, between the word and sentence levels
+  double embedding_dropout = 0.0; // on word embedding values
+  double word_dropout = 0.0;      // a word reads as <unk> with this probability
   std::string embeddings;         // "" or a word2vec/GloVe text file
   bool freeze_embeddings = false;
 };

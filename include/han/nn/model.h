@@ -1,7 +1,7 @@
 #pragma once
 // The HAN: word level (embedding -> word biGRU -> word attention -> sentence vectors)
 // then sentence level (sentence biGRU -> sentence attention -> document vector)
-// -> dropout -> linear -> logits. Only real tokens and real sentences are computed;
+// -> linear -> logits, with dropout (nn/dropout.h) in training. Only real tokens and real sentences are computed;
 // padding reaches the attention softmax alone, as model.mask dictates.
 #include <cstdint>
 #include <string>
@@ -10,6 +10,7 @@
 
 #include "han/text/batch.h"
 #include "han/core/config.h"
+#include "han/nn/dropout.h"
 #include "han/nn/layers/attention.h"
 #include "han/nn/layers/embedding.h"
 #include "han/nn/layers/gru.h"
@@ -51,31 +52,28 @@ double han_parameter_count(const ModelConfig& cfg, Index vocab_size, Index class
 // Everything forward keeps for backward (and for explanations).
 struct HanCache {
   std::vector<std::int32_t> token_ids;         // (T) real tokens, sentence by sentence
-  Matrix x;                                    // (E, T) embeddings (empty with a word input table)
+  DropoutMasks dropout;                        // the training masks in use (empty: none)
+  Matrix x;                                    // (E, T) embeddings, after dropout (empty with a word input table)
   BiGruCache word_gru;
   AttentionCache word_attention;               // alpha: (W, S*B) word weights
   std::vector<Index> sentence_columns;         // (N) column s + S*b of each real sentence
   Index padded_sentences = 0;                  // S*B
-  Matrix sentence_inputs;                      // (2Hw, N) sentence vectors of real sentences
+  Matrix sentence_inputs;                      // (2Hw, N) sentence vectors of real sentences, after dropout
   BiGruCache sentence_gru;
   AttentionCache sentence_attention;           // alpha: (S, B) sentence weights
-  Matrix dropout_mask;                         // (2Hs, B) or empty: no dropout
   LinearCache output;
 };
 
-// logits (C, B). dropout_mask (2Hs, B) of 0 and 1/(1-p), or empty for none.
+// logits (C, B). dropout: the shard's training noise, or null for none.
 // for_backward = false (prediction) keeps no GRU gate history; attention weights are kept.
 // word_inputs: a WordInputTable's table holding every word of the batch (prediction only),
 // or null to embed and project.
 Matrix han_forward(const HanParams& p, const ModelConfig& cfg, const Batch& batch,
-                   const Matrix& dropout_mask, HanCache& c, bool for_backward = true,
+                   const DropoutPlan* dropout, HanCache& c, bool for_backward = true,
                    const Matrix* word_inputs = nullptr);
 // Adds the gradient of the loss into g given d logits (C, B). With
 // train_embeddings = false the embedding table's gradient is left untouched.
 void han_backward(const HanParams& p, HanCache& c, const Matrix& d_logits, HanParams& g,
                   bool train_embeddings = true);
-
-// Inverted dropout mask (rows, cols): 0 with probability p, else 1/(1-p).
-Matrix dropout_mask(Index rows, Index cols, double p, Rng& rng);
 
 }  // namespace han

@@ -15,9 +15,9 @@ class GradientWorkers {
   GradientWorkers(const HanParams& params, int threads);
 
   // Adds the gradient of the batch's mean loss (shards of one batch of `batch_docs`
-  // documents; dropout (2Hs, batch_docs) or empty) into grads() and returns that loss.
+  // documents; dropout: the batch's training noise) into grads() and returns that loss.
   double compute(const HanParams& params, const ModelConfig& cfg, const std::vector<Batch>& shards,
-                 const Matrix& dropout, Index batch_docs, bool train_embeddings);
+                 const DropoutPlan& dropout, Index batch_docs, bool train_embeddings);
   // The summed gradient after compute(); zero before it.
   HanParams& grads() { return workers_[0].grads; }
   // Clears what compute() wrote (only the embedding columns of the batch's words).
