@@ -142,6 +142,20 @@ TEST_CASE("dataset: parse_jsonl_record", "[dataset]") {
                     Catch::StartsWith("stdin:6: malformed JSON: "));
 }
 
+TEST_CASE("dataset: parse_jsonl_record keeps the top-level id as text with its type", "[dataset]") {
+  const auto id_of = [](const std::string& line) {
+    const Example e = han::parse_jsonl_record(line, "x:1", false);
+    return e.id_type + " " + e.id;
+  };
+  CHECK(id_of(R"({"text": "hi"})") == " ");
+  CHECK(id_of(R"({"id": "a7", "text": "hi"})") == "string a7");
+  CHECK(id_of(R"({"text": "hi", "id": 42})") == "number 42");
+  CHECK(id_of(R"({"text": "hi", "id": -3})") == "number -3");
+  CHECK(id_of(R"({"text": "hi", "id": 1.50e3})") == "number 1.50e3");
+  CHECK(id_of(R"({"text": "hi", "id": {"doc": 1}})") == "object ");
+  CHECK(id_of(R"({"text": "hi", "meta": {"id": 5}})") == " ");  // only the top level counts
+}
+
 TEST_CASE("dataset: fasttext reader", "[dataset]") {
   TempDir dir;
   const std::string f = dir.write("train.txt",
@@ -220,10 +234,10 @@ TEST_CASE("dataset: folder reader", "[dataset]") {
 
 TEST_CASE("dataset: collect_labels, encode and unknown labels", "[dataset]") {
   std::vector<Example> xs(4);
-  xs[0] = {"pos", true, "Good. Very good!", "f:1"};
-  xs[1] = {"neg", true, "Bad film\n\n", "f:2"};
-  xs[2] = {"", false, "", "f:3"};
-  xs[3] = {"pos", true, "unseen words", "f:4"};
+  xs[0] = {"pos", true, "Good. Very good!", "f:1", "", ""};
+  xs[1] = {"neg", true, "Bad film\n\n", "f:2", "", ""};
+  xs[2] = {"", false, "", "f:3", "", ""};
+  xs[3] = {"pos", true, "unseen words", "f:4", "", ""};
   const Strings labels = han::collect_labels(xs);
   CHECK(labels == Strings{"neg", "pos"});
 
@@ -241,7 +255,7 @@ TEST_CASE("dataset: collect_labels, encode and unknown labels", "[dataset]") {
   CHECK(docs[2].tokens() == 0);
   CHECK(docs[3].sentences == std::vector<std::vector<std::int32_t>>{{1, 1}});
 
-  const Example other{"maybe", true, "good", "dev.jsonl:9"};
+  const Example other{"maybe", true, "good", "dev.jsonl:9", "", ""};
   CHECK_THROWS_WITH(han::encode(other, tokenizer, vocab, labels),
                     "dev.jsonl:9: label \"maybe\" is not one of the model's 2 labels");
   CHECK_THROWS_AS(han::encode_all({other}, tokenizer, vocab, labels), han::Error);

@@ -1,28 +1,23 @@
 // han predict --model FILE [--format tsv|json|html] [--top-k K] [--explain] [PATH ...]
 // Streams: documents are answered in input order, one output line per input line,
-// flushed per batch; a batch is answered early when no more input is ready yet.
+// flushed per batch; a batch is answered early when no more input is ready yet. A record
+// that cannot be read ends the run only after everything read before it is answered.
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
-#include <cstdio>
-#include <cstring>
-#include <numeric>
+#include <optional>
 
 #include "commands.h"
-#include "han/infer/classifier.h"
-#include "han/text/dataset.h"
 #include "han/core/error.h"
-#include "han/study/html.h"
 #include "han/core/input_stream.h"
-#include "han/core/io.h"
-#include "han/core/json_text.h"
 #include "han/core/limits.h"
 #include "han/core/line_reader.h"
-#include "han/core/number_text.h"
+#include "han/infer/classifier.h"
 #include "han/infer/predictor.h"
+#include "han/text/dataset.h"
 #include "logging.h"
+#include "predict_output.h"
 
 namespace han::cli {
 namespace {
@@ -31,6 +26,7 @@ struct PredictArgs {
   std::string model;
   std::string format = "tsv";
   std::string input;  // lines | files | jsonl; default: files for paths, lines for stdin
+  std::string on_error = "stop";
   int top_k = 1;
   bool explain = false;
   int batch_size = 64;
@@ -39,129 +35,52 @@ struct PredictArgs {
   LogOptions log;
 };
 
-// One document to answer: where it came from, what the model read, and any gold label.
-struct Item {
-  std::string path;  // set for --input files
-  std::string gold;
-  bool has_gold = false;
-  TokenizedText words;
-  Document doc;
-};
-
-class Output {
- public:
-  Output(const PredictArgs& a, const Classifier& c) : a_(a), c_(c) {}
-
-  void write(std::vector<Item>& items, const Matrix& probs, std::vector<Explanation>& explanations) {
-    for (std::size_t i = 0; i < items.size(); ++i) {
-      const auto top = top_k(probs.col(static_cast<Index>(i)));
-      if (a_.format == "html") {
-        AttentionView v;
-        v.heading = items[i].path.empty() ? "document " + std::to_string(++count_) : items[i].path;
-        v.top_k = top;
-        v.gold = items[i].gold;
-        v.words = std::move(items[i].words);
-        v.explanation = std::move(explanations[i]);
-        html_ += attention_section(v);
-      } else if (a_.format == "json") {
-        nlohmann::ordered_json j;  // keys in reading order: path, label, probability, ...
-        if (!items[i].path.empty()) j["path"] = items[i].path;
-        j["label"] = top[0].first;
-        j["probability"] = top[0].second;
-        j["top_k"] = nlohmann::ordered_json::array();
-        for (const auto& [label, p] : top) j["top_k"].push_back({{"label", label}, {"probability", p}});
-        if (items[i].has_gold) j["gold"] = items[i].gold;
-        if (a_.explain) j["attention"] = explanation_json(items[i].words, explanations[i]);
-        emit(dump_one_line(j));
-      } else {
-        std::string line = items[i].path.empty() ? "" : items[i].path + "\t";
-        for (std::size_t k = 0; k < top.size(); ++k)
-          line += (k ? "\t" : "") + top[k].first + "\t" + format_fixed(top[k].second, 4);
-        if (items[i].has_gold) line += "\t" + items[i].gold;
-        emit(line);
-      }
-    }
-    if (std::fflush(stdout) != 0) throw han::Error(std::string("cannot write output: ") + std::strerror(errno), 1);
-  }
-
-  void finish() {
-    if (a_.format == "html") {
-      const std::string page = html_page("han predictions: " + a_.model,
-                                         attention_css(),
-                                         "<h1>han predictions</h1><p class=\"legend\">model " + html_escape(a_.model) +
-                                             ". Red bars: sentence attention; blue: word attention times the square root "
-                                             "of its sentence's weight, relative to the strongest word.</p>\n" + html_);
-      emit(page, false);
-    }
-    if (std::fflush(stdout) != 0 || std::ferror(stdout))
-      throw han::Error(std::string("cannot write output: ") + std::strerror(errno), 1);
-  }
-
- private:
-  std::vector<std::pair<std::string, double>> top_k(const Eigen::Ref<const Vector>& p) const {
-    std::vector<Index> order(p.size());
-    std::iota(order.begin(), order.end(), 0);
-    const std::size_t k = std::min<std::size_t>(static_cast<std::size_t>(a_.top_k), order.size());
-    std::partial_sort(order.begin(), order.begin() + static_cast<long>(k), order.end(),
-                      [&](Index x, Index y) { return p(x) > p(y) || (p(x) == p(y) && x < y); });
-    std::vector<std::pair<std::string, double>> out;
-    for (std::size_t i = 0; i < k; ++i) out.emplace_back(c_.labels[order[i]], p(order[i]));
-    return out;
-  }
-
-  static nlohmann::ordered_json explanation_json(const TokenizedText& words, const Explanation& e) {
-    nlohmann::ordered_json sentences = nlohmann::ordered_json::array();
-    for (std::size_t s = 0; s < e.sentence_weights.size(); ++s) {
-      nlohmann::ordered_json ws = nlohmann::ordered_json::array();
-      for (std::size_t w = 0; w < e.word_weights[s].size(); ++w) ws.push_back({words[s][w], e.word_weights[s][w]});
-      sentences.push_back({{"weight", e.sentence_weights[s]}, {"words", ws}});
-    }
-    return {{"sentences", sentences}};
-  }
-
-  void emit(const std::string& s, bool newline = true) {
-    if (std::fwrite(s.data(), 1, s.size(), stdout) != s.size() || (newline && std::fputc('\n', stdout) == EOF))
-      throw han::Error(std::string("cannot write output: ") + std::strerror(errno), 1);
-  }
-
-  const PredictArgs& a_;
-  const Classifier& c_;
-  std::string html_;
-  std::size_t count_ = 0;
-};
+// Bad records are each named on stderr up to this many; the rest only counted at the end.
+constexpr std::int64_t kShownBadRecords = 10;
 
 class Runner {
  public:
   // `total`: how many documents will come, 0 when unknown (lines of a stream).
-  Runner(const PredictArgs& a, const Classifier& c, std::int64_t total)
+  Runner(const PredictArgs& a, const Classifier& c, const RowLayout& layout, std::int64_t total)
       : a_(a),
         c_(c),
         tokenizer_(c.tokenizer()),
         predictor_(c.params, c.config.model, a.threads),
-        out_(a, c),
+        out_(layout, c, a.model),
         progress_(show_progress(a.log), total) {}
 
-  void add(Item item, const std::string& text) {
+  void add(PredictItem item, const std::string& text) {
     item.words = tokenizer_.tokenize(text);
     item.doc = encode_words(item.words, c_.vocab);
-    pending_.push_back(std::move(item));
-    if (static_cast<int>(pending_.size()) >= a_.batch_size) flush();
+    queue(std::move(item));
+  }
+
+  // A record that cannot be read: with --on-error skip it is answered in place by an
+  // error row; otherwise the error ends the run (see answer_what_was_read).
+  void bad_record(PredictItem item, const han::Error& e) {
+    if (a_.on_error != "skip") throw e;
+    if (++bad_ <= kShownBadRecords) spdlog::warn("skipped {}", e.what());
+    item.error = e.what();
+    queue(std::move(item));
   }
 
   void flush() {
     if (pending_.empty()) return;
     std::vector<Document> docs;
-    docs.reserve(pending_.size());
-    for (Item& it : pending_) docs.push_back(std::move(it.doc));
+    for (PredictItem& it : pending_)
+      if (it.error.empty()) docs.push_back(std::move(it.doc));
     std::vector<Explanation> explanations;
     const bool explain = a_.explain || a_.format == "html";
     const auto start = std::chrono::steady_clock::now();
-    const Matrix probs = predictor_.predict(docs, a_.batch_size, explain ? &explanations : nullptr);
+    const Matrix probs = docs.empty() ? Matrix() : predictor_.predict(docs, a_.batch_size, explain ? &explanations : nullptr);
     spdlog::debug("{} documents predicted in {:.3f} s", docs.size(),
                   std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     if (!explain) explanations.resize(docs.size());
+    output_failed_ = true;  // until the write returns: a failed write is not retried
     out_.write(pending_, probs, explanations);
+    output_failed_ = false;
     answered_ += static_cast<std::int64_t>(pending_.size());
+    good_ += static_cast<std::int64_t>(docs.size());
     pending_.clear();
     progress_.update(answered_);
   }
@@ -170,73 +89,158 @@ class Runner {
     flush();
     progress_.finish();
     out_.finish();
+    if (bad_ > kShownBadRecords) spdlog::warn("{} bad records skipped in all ({} not named above)", bad_, bad_ - kShownBadRecords);
   }
 
+  // Before an input error ends the run: every document read so far gets its answer.
+  void answer_what_was_read() {
+    if (!output_failed_) finish();
+  }
+
+  std::int64_t good() const { return good_; }
+  std::int64_t bad() const { return bad_; }
+
  private:
+  void queue(PredictItem item) {
+    pending_.push_back(std::move(item));
+    if (static_cast<int>(pending_.size()) >= a_.batch_size) flush();
+  }
+
   const PredictArgs& a_;
   const Classifier& c_;
   Tokenizer tokenizer_;
   Predictor predictor_;
-  Output out_;
-  std::vector<Item> pending_;
-  std::int64_t answered_ = 0;
+  PredictOutput out_;
+  std::vector<PredictItem> pending_;
+  std::int64_t answered_ = 0, good_ = 0, bad_ = 0;
+  bool output_failed_ = false;
   DocumentProgress progress_;
 };
 
-// Each line of fd is a document (lines) or a JSON record (jsonl).
-void read_lines(Runner& runner, InputStream& in, bool jsonl) {
+std::string source_name(const std::string& path) { return is_stdin_name(path) ? "<stdin>" : path; }
+
+// A whole file (or all of stdin) as one document: its first kMaxLineBytes (the caps keep
+// far less anyway); the rest is not read.
+std::string read_document(const std::string& path) {
+  InputStream in(path);
+  std::string text;
+  char chunk[1 << 16];
+  while (text.size() < kMaxLineBytes) {
+    const std::size_t n = in.read(chunk, std::min(sizeof chunk, kMaxLineBytes - text.size()));
+    if (n == 0) break;
+    text.append(chunk, n);
+  }
+  return text;
+}
+
+void read_document_file(Runner& runner, const std::string& path) {
+  PredictItem item;
+  item.path = source_name(path);
+  std::string text;
+  try {
+    text = read_document(path);
+  } catch (const han::Error& e) {
+    runner.bad_record(std::move(item), e);
+    return;
+  }
+  runner.add(std::move(item), text);
+}
+
+// The record's "id" passed through as the same JSON value; a missing or null one leaves
+// the line number.
+void take_record_id(PredictItem& item, const Example& e, const std::string& where) {
+  if (e.id_type == "string") item.id = e.id;
+  else if (e.id_type == "number") item.id = nlohmann::ordered_json::parse(e.id);
+  else if (!e.id_type.empty() && e.id_type != "null")
+    throw han::Error(where + ": \"id\" must be a string or a number, got " + e.id_type);
+}
+
+// One jsonl line: a record, or an empty document for a blank line (one answer per line).
+void read_record(Runner& runner, PredictItem item, const std::string& line, bool truncated, const std::string& where) {
+  if (line.find_first_not_of(" \t\r") == std::string::npos && !truncated) return runner.add(std::move(item), "");
+  std::optional<Example> e;
+  try {
+    if (truncated) throw han::Error(where + ": " + line_too_long(kMaxLineBytes));
+    e = parse_jsonl_record(line, where, false);
+    take_record_id(item, *e, where);
+  } catch (const han::Error& error) {
+    return runner.bad_record(std::move(item), error);
+  }
+  item.gold = std::move(e->label);
+  item.has_gold = e->has_label;
+  runner.add(std::move(item), e->text);
+}
+
+// The next line, or false at the end; a read error names the source and the line.
+bool next_line(LineReader& reader, std::string& line, const InputStream& in) {
+  try {
+    return reader.next(line);
+  } catch (const han::Error& e) {
+    const std::string what = e.what(), prefix = in.name() + ": ";
+    const std::string reason = what.rfind(prefix, 0) == 0 ? what.substr(prefix.size()) : what;
+    throw han::Error(in.name() + ":" + std::to_string(reader.line_number() + 1) + ": " + reason, e.exit_code());
+  }
+}
+
+// Each line of the source is a document (lines) or a JSON record (jsonl). Every byte of a
+// line is text in lines mode (invalid UTF-8 and NUL bytes act as separators, an over-long
+// line keeps its first kMaxLineBytes): only a read error stops it.
+void read_lines(Runner& runner, const std::string& path, bool jsonl, bool name_rows) {
+  InputStream in(path);
   const std::string& name = in.name();
   LineReader reader(in);
   std::string line;
-  while (reader.next(line)) {
-    Item item;
-    if (!jsonl) {
-      runner.add(std::move(item), line);
-    } else if (line.find_first_not_of(" \t\r") == std::string::npos && !reader.truncated()) {
-      runner.add(std::move(item), "");  // an empty line is an empty document: one answer per line
-    } else {
-      const std::string where = name + ":" + std::to_string(reader.line_number());
-      if (reader.truncated())
-        throw han::Error(where + ": " + line_too_long(kMaxLineBytes));
-      Example e = parse_jsonl_record(line, where, false);
-      item.gold = e.label;
-      item.has_gold = e.has_label;
-      runner.add(std::move(item), e.text);
-    }
+  while (next_line(reader, line, in)) {
+    PredictItem item;
+    if (name_rows) item.path = name;
+    item.id = reader.line_number();
+    if (jsonl) read_record(runner, std::move(item), line, reader.truncated(), name + ":" + std::to_string(reader.line_number()));
+    else runner.add(std::move(item), line);
     if (!reader.ready()) runner.flush();  // answer what we have while input is idle
+  }
+}
+
+void check_args(PredictArgs& a) {
+  if (a.top_k < 1) throw han::Error("--top-k: must be at least 1");
+  if (a.batch_size < 1) throw han::Error("--batch-size: must be at least 1");
+  if (a.explain && a.format == "tsv")
+    throw han::Error("--explain needs --format json or html (tsv has no columns for attention weights)");
+  if (std::count(a.paths.begin(), a.paths.end(), "-") > 1)
+    throw han::Error("'-' is given more than once: stdin can be read only once");
+  if (a.input == "files" && a.paths.empty())
+    throw han::Error("--input files needs file paths, or '-' for all of stdin as one document");
+  if (a.input.empty()) a.input = a.paths.empty() || a.paths == std::vector<std::string>{"-"} ? "lines" : "files";
+  if (a.paths.empty()) a.paths.push_back("-");
+}
+
+void read_sources(Runner& runner, const PredictArgs& a, bool name_rows) {
+  for (const std::string& path : a.paths) {
+    if (a.input == "files") read_document_file(runner, path);
+    else read_lines(runner, path, a.input == "jsonl", name_rows);
   }
 }
 
 void run_predict(PredictArgs& a) {
   setup_logging(a.log);
-  if (a.top_k < 1) throw han::Error("--top-k: must be at least 1");
-  if (a.batch_size < 1) throw han::Error("--batch-size: must be at least 1");
-  const bool from_stdin = a.paths.empty() || (a.paths.size() == 1 && a.paths[0] == "-");
-  if (a.input.empty()) a.input = from_stdin ? "lines" : "files";
-  if (a.input == "files" && from_stdin)
-    throw han::Error("--input files needs file paths (stdin is read as lines or jsonl)");
+  check_args(a);
   const Classifier classifier = load_classifier(a.model);
-  Runner runner(a, classifier, a.input == "files" ? static_cast<std::int64_t>(a.paths.size()) : 0);
-  if (from_stdin) {
-    InputStream in("-");
-    read_lines(runner, in, a.input == "jsonl");
-  } else if (a.input == "files") {
-    for (const std::string& path : a.paths) {
-      Item item;
-      item.path = path;
-      // A document keeps its first kMaxLineBytes (the caps keep far less anyway).
-      ReadOptions options;
-      options.max_bytes = kMaxLineBytes;
-      options.truncate = true;
-      runner.add(std::move(item), read_file(path, options));
-    }
-  } else {
-    for (const std::string& path : a.paths) {
-      InputStream in(path);
-      read_lines(runner, in, a.input == "jsonl");
-    }
+  RowLayout layout;
+  layout.format = a.format;
+  layout.top_k = static_cast<std::size_t>(a.top_k);
+  layout.path = a.input == "files" || a.paths.size() > 1;
+  layout.gold = a.input == "jsonl";
+  layout.error = a.on_error == "skip";
+  layout.explain = a.explain;
+  Runner runner(a, classifier, layout, a.input == "files" ? static_cast<std::int64_t>(a.paths.size()) : 0);
+  try {
+    read_sources(runner, a, layout.path);
+  } catch (const han::Error&) {
+    runner.answer_what_was_read();
+    throw;
   }
   runner.finish();
+  if (runner.bad() > 0 && runner.good() == 0)
+    throw han::Error("none of the " + std::to_string(runner.bad()) + " records could be read (see the warnings above)");
 }
 
 }  // namespace
@@ -245,12 +249,15 @@ void add_predict_command(CLI::App& app) {
   auto args = std::make_shared<PredictArgs>();
   CLI::App* cmd = app.add_subcommand("predict", "Classify documents: files, or stdin one per line");
   cmd->add_option("-m,--model", args->model, "Model file (model.han)")->required()->type_name("FILE");
-  cmd->add_option("paths", args->paths, "Documents to classify; none or '-' reads stdin")->type_name("PATH");
+  cmd->add_option("paths", args->paths, "Documents to classify; none reads stdin, and '-' reads it at its place")->type_name("PATH");
   cmd->add_option("-f,--format", args->format, "Output: tsv (label, probability), json (one object per line), html (a page)")
       ->check(CLI::IsMember({"tsv", "json", "html"}))
       ->default_val("tsv");
   cmd->add_option("-i,--input", args->input, "lines: one document per line; files: each path one document; jsonl: records with a \"text\" field")
       ->check(CLI::IsMember({"lines", "files", "jsonl"}));
+  cmd->add_option("--on-error", args->on_error, "A record that cannot be read: stop (after answering the ones before it) or skip (an error row in its place)")
+      ->check(CLI::IsMember({"stop", "skip"}))
+      ->default_val("stop");
   cmd->add_option("-k,--top-k", args->top_k, "Best K labels per document")->default_val(1);
   cmd->add_flag("-e,--explain", args->explain, "json: add sentence and word attention weights");
   cmd->add_option("-b,--batch-size", args->batch_size, "Documents per batch (and per output flush)")->default_val(64);

@@ -87,7 +87,7 @@ InputStream::InputStream(const std::string& path) : name_(is_stdin_name(path) ? 
   if (::fstat(fd_, &st) == 0) {
     if (S_ISDIR(st.st_mode)) {
       if (owns_fd_) ::close(fd_);
-      throw Error(path + ": is a directory, expected a file");
+      throw Error(name_ + ": is a directory, expected a file");
     }
     if (S_ISREG(st.st_mode) && st.st_size > 0) file_size_ = static_cast<std::size_t>(st.st_size);
   }

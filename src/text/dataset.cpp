@@ -50,30 +50,28 @@ std::string syntax_error(const json::exception& e, std::size_t column) {
   return column > 0 ? "column " + std::to_string(column) + ": " + reason : reason;
 }
 
-// One JSON Lines record, read by events: only the top-level "text" and "label" values
+// One JSON Lines record, read by events: only the top-level "text", "label" and "id" values
 // are kept (moved out of the parser, never copied), whatever else the object holds;
 // nesting depth costs nothing since no document tree is built.
 struct Field {
   bool present = false;
   const char* type = "null";
-  std::string value;  // when type is "string"
+  std::string value;  // a string's value, a number's text
 };
 
 class RecordReader : public nlohmann::json_sax<json> {
  public:
   const char* top_type = nullptr;  // type name of the top-level value
-  Field text, label;
+  Field text, label, id;
   std::string error;  // set on a syntax error
 
   bool null() override { return scalar("null"); }
   bool boolean(bool) override { return scalar("boolean"); }
-  bool number_integer(number_integer_t) override { return scalar("number"); }
-  bool number_unsigned(number_unsigned_t) override { return scalar("number"); }
-  bool number_float(number_float_t, const string_t&) override { return scalar("number"); }
-  bool string(string_t& val) override {
-    if (Field* f = slot()) f->value = std::move(val);
-    return scalar("string");
-  }
+  // A number's text is made only for a kept field (records may hold long number arrays).
+  bool number_integer(number_integer_t v) override { return scalar("number", slot() ? std::to_string(v) : ""); }
+  bool number_unsigned(number_unsigned_t v) override { return scalar("number", slot() ? std::to_string(v) : ""); }
+  bool number_float(number_float_t, const string_t& raw) override { return scalar("number", slot() ? raw : ""); }
+  bool string(string_t& val) override { return scalar("string", std::move(val)); }
   bool binary(binary_t&) override { return scalar("binary"); }
   bool start_object(std::size_t) override { return open("object"); }
   bool end_object() override { return close(); }
@@ -81,7 +79,7 @@ class RecordReader : public nlohmann::json_sax<json> {
   bool end_array() override { return close(); }
   bool key(string_t& val) override {
     if (depth_ == 1) {
-      current_ = val == "text" ? &text : val == "label" ? &label : nullptr;
+      current_ = val == "text" ? &text : val == "label" ? &label : val == "id" ? &id : nullptr;
     }
     return true;
   }
@@ -93,12 +91,12 @@ class RecordReader : public nlohmann::json_sax<json> {
  private:
   // The field the value being read belongs to (a direct member of the top object).
   Field* slot() const { return depth_ == 1 ? current_ : nullptr; }
-  bool scalar(const char* type) {
+  bool scalar(const char* type, std::string value = {}) {
     if (depth_ == 0) top_type = type;
     if (Field* f = slot()) {
       f->present = true;
       f->type = type;
-      if (std::strcmp(type, "string") != 0) f->value.clear();
+      f->value = std::move(value);
     }
     return true;
   }
@@ -319,6 +317,10 @@ Example parse_jsonl_record(std::string_view line, const std::string& where, bool
     throw Error(where + ": \"text\" must be a string, got " + std::string(text.type));
   }
   ex.text = std::move(reader.text.value);
+  if (reader.id.present) {
+    ex.id = std::move(reader.id.value);
+    ex.id_type = reader.id.type;
+  }
   const Field& label = reader.label;
   if (!label.present || std::strcmp(label.type, "null") == 0) {
     if (require_label) throw Error(where + ": missing \"label\"");

@@ -33,6 +33,10 @@ struct Example {
   bool has_label = false;
   std::string text;
   std::string source;     // "file:line" or a file path, for messages
+  // JSON Lines only: the record's top-level "id", for callers that pass it through
+  // (predict): a string's value or a number's text, and its JSON type ("" when absent).
+  std::string id;
+  std::string id_type;
 };
 
 // Reads every example of a file (or a folder for DataFormat::folder).
@@ -42,7 +46,8 @@ std::vector<Example> read_examples(const std::string& path, DataFormat format,
 
 // Parses one JSON Lines record (used for files and for `predict --input jsonl` on stdin).
 // `where` is "file:line" for messages. The label may be absent when !require_label.
-// Other keys are ignored, whatever they hold; a leading BOM is skipped.
+// Other keys are ignored, whatever they hold ("id" is kept, never checked); a leading BOM
+// is skipped.
 Example parse_jsonl_record(std::string_view line, const std::string& where, bool require_label);
 
 struct Document {

@@ -1,0 +1,139 @@
+#include "predict_output.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <numeric>
+
+#include "han/core/error.h"
+#include "han/core/json_text.h"
+#include "han/core/number_text.h"
+#include "han/study/html.h"
+
+namespace han::cli {
+namespace {
+
+// A tsv field stays one field: a tab or line break in a path or message would shift the
+// columns, so control characters become spaces.
+std::string tsv_field(std::string s) {
+  std::replace_if(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7F; }, ' ');
+  return s;
+}
+
+nlohmann::ordered_json explanation_json(const TokenizedText& words, const Explanation& e) {
+  nlohmann::ordered_json sentences = nlohmann::ordered_json::array();
+  for (std::size_t s = 0; s < e.sentence_weights.size(); ++s) {
+    nlohmann::ordered_json ws = nlohmann::ordered_json::array();
+    for (std::size_t w = 0; w < e.word_weights[s].size(); ++w) ws.push_back({words[s][w], e.word_weights[s][w]});
+    sentences.push_back({{"weight", e.sentence_weights[s]}, {"words", ws}});
+  }
+  return {{"sentences", sentences}};
+}
+
+// "path" for a document file; "document 7" (its id) for a line, after its source if named.
+std::string html_heading(const PredictItem& item) {
+  if (item.id.is_null()) return item.path;
+  const std::string id = item.id.is_string() ? item.id.get<std::string>() : item.id.dump();
+  return (item.path.empty() ? "" : item.path + ": ") + "document " + id;
+}
+
+han::Error write_error() { return han::Error(std::string("cannot write output: ") + std::strerror(errno), 1); }
+
+}  // namespace
+
+PredictOutput::PredictOutput(RowLayout layout, const Classifier& classifier, std::string model_path)
+    : layout_(std::move(layout)), classifier_(classifier), model_path_(std::move(model_path)) {
+  layout_.top_k = std::min(layout_.top_k, classifier_.labels.size());
+}
+
+void PredictOutput::write(std::vector<PredictItem>& items, const Matrix& probs, std::vector<Explanation>& explanations) {
+  Index answered = 0;
+  for (PredictItem& item : items) {
+    Explanation none;
+    TopK top;
+    Explanation& explanation = item.error.empty() ? explanations[static_cast<std::size_t>(answered)] : none;
+    if (item.error.empty()) top = top_k(probs.col(answered++));
+    if (layout_.format == "html") add_html_section(item, top, explanation);
+    else emit(layout_.format == "json" ? json_row(item, top, explanation) : tsv_row(item, top));
+  }
+  if (std::fflush(stdout) != 0) throw write_error();
+}
+
+void PredictOutput::finish() {
+  if (layout_.format == "html") {
+    const std::string page = html_page("han predictions: " + model_path_,
+                                       attention_css(),
+                                       "<h1>han predictions</h1><p class=\"legend\">model " + html_escape(model_path_) +
+                                           ". Red bars: sentence attention; blue: word attention times the square root "
+                                           "of its sentence's weight, relative to the strongest word.</p>\n" + html_);
+    emit(page, false);
+  }
+  if (std::fflush(stdout) != 0 || std::ferror(stdout)) throw write_error();
+}
+
+PredictOutput::TopK PredictOutput::top_k(const Eigen::Ref<const Vector>& p) const {
+  std::vector<Index> order(p.size());
+  std::iota(order.begin(), order.end(), 0);
+  const std::size_t k = std::min(layout_.top_k, order.size());
+  std::partial_sort(order.begin(), order.begin() + static_cast<long>(k), order.end(),
+                    [&](Index x, Index y) { return p(x) > p(y) || (p(x) == p(y) && x < y); });
+  TopK out;
+  for (std::size_t i = 0; i < k; ++i) out.emplace_back(classifier_.labels[order[i]], p(order[i]));
+  return out;
+}
+
+// [path] label1 prob1 ... labelK probK [gold] [error]: the same fields on every row, empty
+// where a row has nothing to say (an error row has no labels).
+std::string PredictOutput::tsv_row(const PredictItem& item, const TopK& top) const {
+  std::vector<std::string> fields;
+  if (layout_.path) fields.push_back(tsv_field(item.path));
+  for (std::size_t k = 0; k < layout_.top_k; ++k) {
+    fields.push_back(k < top.size() ? top[k].first : "");
+    fields.push_back(k < top.size() ? format_fixed(top[k].second, 4) : "");
+  }
+  if (layout_.gold) fields.push_back(item.gold);
+  if (layout_.error) fields.push_back(tsv_field(item.error));
+  std::string row;
+  for (std::size_t i = 0; i < fields.size(); ++i) row += (i ? "\t" : "") + fields[i];
+  return row;
+}
+
+std::string PredictOutput::json_row(const PredictItem& item, const TopK& top, const Explanation& explanation) const {
+  nlohmann::ordered_json j;  // keys in reading order: path, id, label, probability, ...
+  if (layout_.path) j["path"] = item.path;
+  if (!item.id.is_null()) j["id"] = item.id;
+  if (!item.error.empty()) {
+    j["error"] = item.error;
+    return dump_one_line(j);
+  }
+  j["label"] = top[0].first;
+  j["probability"] = top[0].second;
+  j["top_k"] = nlohmann::ordered_json::array();
+  for (const auto& [label, p] : top) j["top_k"].push_back({{"label", label}, {"probability", p}});
+  if (item.has_gold) j["gold"] = item.gold;
+  if (layout_.explain) j["attention"] = explanation_json(item.words, explanation);
+  return dump_one_line(j);
+}
+
+void PredictOutput::add_html_section(PredictItem& item, const TopK& top, Explanation& explanation) {
+  if (!item.error.empty()) {
+    html_ += "<section class=\"doc\"><h2>" + html_escape(html_heading(item)) + "</h2><p class=\"legend\">not read: " +
+             html_escape(item.error) + "</p></section>\n";
+    return;
+  }
+  AttentionView v;
+  v.heading = html_heading(item);
+  v.top_k = top;
+  v.gold = item.gold;
+  v.words = std::move(item.words);
+  v.explanation = std::move(explanation);
+  html_ += attention_section(v);
+}
+
+void PredictOutput::emit(const std::string& s, bool newline) {
+  if (std::fwrite(s.data(), 1, s.size(), stdout) != s.size() || (newline && std::fputc('\n', stdout) == EOF))
+    throw write_error();
+}
+
+}  // namespace han::cli

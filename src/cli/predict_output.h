@@ -1,0 +1,60 @@
+#pragma once
+// What `han predict` prints for each document: tsv rows with a column count fixed for the
+// whole run, one JSON object per line, or one html page; an unreadable record answered
+// with --on-error skip gets an error row in its place.
+#include <cstddef>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "han/infer/classifier.h"
+#include "han/infer/predictor.h"
+#include "han/text/dataset.h"
+
+namespace han::cli {
+
+// One document to answer: where it came from, what the model read, and any gold label.
+struct PredictItem {
+  std::string path;           // the source, when rows name it (files, or several sources)
+  nlohmann::ordered_json id;  // json "id": the record's own "id" or the line number; null for files
+  std::string gold;
+  bool has_gold = false;
+  std::string error;  // set on a record that could not be read: "file:line: what is wrong"
+  TokenizedText words;
+  Document doc;
+};
+
+// Which columns and keys every row carries, decided before the first row.
+struct RowLayout {
+  std::string format = "tsv";  // tsv | json | html
+  std::size_t top_k = 1;       // label/probability pairs per row (at most the label count)
+  bool path = false;           // rows name their source
+  bool gold = false;           // jsonl input: a gold column, empty when a record has no label
+  bool error = false;          // --on-error skip: an error column, empty on good rows
+  bool explain = false;        // json: attention weights
+};
+
+class PredictOutput {
+ public:
+  PredictOutput(RowLayout layout, const Classifier& classifier, std::string model_path);
+  // Writes one row per item, in order; `probs` and `explanations` hold the items without
+  // an error, in order. Flushes stdout.
+  void write(std::vector<PredictItem>& items, const Matrix& probs, std::vector<Explanation>& explanations);
+  // Ends the output (the html page is written here) and flushes it.
+  void finish();
+
+ private:
+  using TopK = std::vector<std::pair<std::string, double>>;
+  TopK top_k(const Eigen::Ref<const Vector>& p) const;
+  std::string tsv_row(const PredictItem& item, const TopK& top) const;
+  std::string json_row(const PredictItem& item, const TopK& top, const Explanation& explanation) const;
+  void add_html_section(PredictItem& item, const TopK& top, Explanation& explanation);
+  void emit(const std::string& s, bool newline = true);
+
+  RowLayout layout_;
+  const Classifier& classifier_;
+  std::string model_path_;
+  std::string html_;
+};
+
+}  // namespace han::cli

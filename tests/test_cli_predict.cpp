@@ -1,0 +1,196 @@
+// han predict as a user runs it: what is answered before an input error, --on-error skip,
+// rows that name their source and id, tsv with a fixed column count, '-' among the paths.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "support/cli_fixture.h"
+#include "support/paths.h"
+#include "support/run.h"
+
+using namespace han::test;
+using nlohmann::json;
+
+namespace {
+
+void write(const std::filesystem::path& p, const std::string& text) { std::ofstream(p, std::ios::binary) << text; }
+
+std::size_t count_fields(const std::string& row) { return static_cast<std::size_t>(std::count(row.begin(), row.end(), '\t')) + 1; }
+
+std::vector<std::string> fields_of(const std::string& row) {
+  std::vector<std::string> out(1);
+  for (char c : row) {
+    if (c == '\t') out.emplace_back();
+    else out.back() += c;
+  }
+  return out;
+}
+
+const std::string kGood = "{\"text\": \"A wonderful film\"}\n";
+// 3 good records, a broken one (line 4), 2 good.
+const std::string kBrokenFourth = kGood + kGood + kGood + "{\"text\": \n" + kGood + kGood;
+
+}  // namespace
+
+TEST_CASE("predict answers the records read before a malformed one, then stops naming file:line", "[cli][predict]") {
+  const CliFixture& f = cli_fixture();
+  const RunResult r = run(han_cmd("predict --input jsonl --model " + f.model), kBrokenFourth);
+  CHECK(r.exit_code == 2);
+  CHECK(lines_of(r.out).size() == 3);
+  const auto errs = lines_of(r.err);
+  REQUIRE(errs.size() == 1);
+  CHECK_THAT(errs[0], Catch::StartsWith("han: error: <stdin>:4: malformed JSON"));
+
+  TempDir tmp;
+  write(tmp.path / "in.jsonl", kBrokenFourth);
+  const RunResult from_file = run(han_cmd("predict --input jsonl --format json --model " + f.model + " " + (tmp.path / "in.jsonl").string()));
+  CHECK(from_file.exit_code == 2);
+  CHECK(lines_of(from_file.out).size() == 3);
+  CHECK_THAT(from_file.err, Catch::Contains("in.jsonl:4: malformed JSON"));
+}
+
+TEST_CASE("predict answers the lines of earlier sources before a read error", "[cli][predict]") {
+  const CliFixture& f = cli_fixture();
+  TempDir tmp;
+  write(tmp.path / "a.txt", "good\nbad\n");
+  // stdin is a directory: opening it fails after a.txt is answered.
+  const RunResult r = run(han_cmd("predict --input lines --model " + f.model + " " + (tmp.path / "a.txt").string() + " - < " +
+                                  tmp.path.string()));
+  CHECK(r.exit_code == 2);
+  CHECK(lines_of(r.out).size() == 2);
+  const auto errs = lines_of(r.err);
+  REQUIRE(errs.size() == 1);
+  CHECK(errs[0] == "han: error: <stdin>: is a directory, expected a file");
+}
+
+TEST_CASE("predict --on-error skip answers a bad record in place with an error row and goes on", "[cli][predict]") {
+  const CliFixture& f = cli_fixture();
+  const RunResult js = run(han_cmd("predict --input jsonl --format json --on-error skip --model " + f.model), kBrokenFourth);
+  INFO(js.err);
+  CHECK(js.exit_code == 0);
+  const auto rows = lines_of(js.out);
+  REQUIRE(rows.size() == 6);
+  const json bad = json::parse(rows[3]);
+  CHECK(bad["id"] == 4);
+  CHECK_THAT(bad["error"].get<std::string>(), Catch::StartsWith("<stdin>:4: malformed JSON"));
+  CHECK_FALSE(bad.contains("label"));
+  CHECK(json::parse(rows[4])["id"] == 5);
+  CHECK(json::parse(rows[4]).contains("label"));
+  const auto warnings = lines_of(js.err);
+  REQUIRE(warnings.size() == 1);
+  CHECK_THAT(warnings[0], Catch::Contains("<stdin>:4: malformed JSON"));
+
+  const RunResult tsv = run(han_cmd("predict --input jsonl --on-error skip --top-k 2 --model " + f.model), kBrokenFourth);
+  CHECK(tsv.exit_code == 0);
+  const auto trows = lines_of(tsv.out);
+  REQUIRE(trows.size() == 6);
+  // label1 prob1 label2 prob2 gold error, on every row
+  for (const std::string& row : trows) CHECK(count_fields(row) == 6);
+  const auto fields = fields_of(trows[3]);
+  CHECK(fields[0].empty());
+  CHECK(fields[1].empty());
+  CHECK_THAT(fields[5], Catch::StartsWith("<stdin>:4: malformed JSON"));
+  CHECK(fields_of(trows[0])[5].empty());
+}
+
+TEST_CASE("predict --on-error skip names the first 10 bad records, counts the rest, fails when none is good",
+          "[cli][predict]") {
+  const CliFixture& f = cli_fixture();
+  std::string input = kGood;
+  for (int i = 0; i < 15; ++i) input += "not json\n";
+  const RunResult r = run(han_cmd("predict --input jsonl --on-error skip --model " + f.model), input);
+  CHECK(r.exit_code == 0);
+  CHECK(lines_of(r.out).size() == 16);
+  const auto warnings = lines_of(r.err);
+  REQUIRE(warnings.size() == 11);
+  CHECK_THAT(warnings[10], Catch::Contains("15 bad records skipped"));
+
+  const RunResult none = run(han_cmd("predict --input jsonl --on-error skip --model " + f.model), "not json\n[1]\n");
+  CHECK(none.exit_code == 2);
+  CHECK(lines_of(none.out).size() == 2);
+  CHECK_THAT(none.err, Catch::Contains("none of the 2 records could be read"));
+}
+
+TEST_CASE("predict --input files --on-error skip answers a missing file with an error row", "[cli][predict]") {
+  const CliFixture& f = cli_fixture();
+  TempDir tmp;
+  write(tmp.path / "a.txt", "A wonderful film");
+  const std::string a = (tmp.path / "a.txt").string(), missing = (tmp.path / "missing.txt").string();
+  const RunResult r = run(han_cmd("predict --on-error skip --model " + f.model + " " + missing + " " + a));
+  CHECK(r.exit_code == 0);
+  const auto rows = lines_of(r.out);
+  REQUIRE(rows.size() == 2);
+  CHECK(fields_of(rows[0]) == std::vector<std::string>{missing, "", "", missing + ": no such file"});
+  CHECK(fields_of(rows[1])[0] == a);
+  CHECK(fields_of(rows[1])[3].empty());
+}
+
+TEST_CASE("predict json gives every line an id: the record's own, else the line number", "[cli][predict]") {
+  const CliFixture& f = cli_fixture();
+  const auto ids = [&](const std::string& args, const std::string& input) {
+    const RunResult r = run(han_cmd("predict --format json --model " + f.model + " " + args), input);
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    std::vector<json> out;
+    for (const std::string& row : lines_of(r.out)) out.push_back(json::parse(row).value("id", json()));
+    return out;
+  };
+  CHECK(ids("", "good\n\nbad\n") == std::vector<json>{1, 2, 3});
+  CHECK(ids("--input jsonl",
+            "{\"id\": \"a7\", \"text\": \"good\"}\n{\"text\": \"bad\", \"id\": 42}\n\n{\"text\": \"x\", \"id\": null}\n") ==
+        std::vector<json>{"a7", 42, 3, 4});
+  const RunResult object_id = run(han_cmd("predict --input jsonl --model " + f.model), "{\"text\": \"x\", \"id\": {}}\n");
+  CHECK(object_id.exit_code == 2);
+  CHECK_THAT(object_id.err, Catch::Contains("<stdin>:1: \"id\" must be a string or a number, got object"));
+}
+
+TEST_CASE("predict over several sources names each row's source, '-' included at its place", "[cli][predict]") {
+  const CliFixture& f = cli_fixture();
+  TempDir tmp;
+  write(tmp.path / "a.txt", "good\nbad\n");
+  write(tmp.path / "b.txt", "fine\n");
+  const std::string a = (tmp.path / "a.txt").string(), b = (tmp.path / "b.txt").string();
+  const RunResult tsv = run(han_cmd("predict --input lines --model " + f.model + " " + a + " - " + b), "from stdin\n");
+  REQUIRE(tsv.exit_code == 0);
+  std::vector<std::string> sources;
+  for (const std::string& row : lines_of(tsv.out)) {
+    CHECK(count_fields(row) == 3);
+    sources.push_back(fields_of(row)[0]);
+  }
+  CHECK(sources == std::vector<std::string>{a, a, "<stdin>", b});
+
+  const RunResult js = run(han_cmd("predict --input lines --format json --model " + f.model + " " + a + " " + b));
+  REQUIRE(js.exit_code == 0);
+  const json last = json::parse(lines_of(js.out).back());
+  CHECK(last["path"] == b);
+  CHECK(last["id"] == 1);
+
+  const RunResult files = run(han_cmd("predict --model " + f.model + " " + a + " - " + b), "all of stdin\nis one document\n");
+  REQUIRE(files.exit_code == 0);
+  const auto rows = lines_of(files.out);
+  REQUIRE(rows.size() == 3);
+  CHECK(fields_of(rows[1])[0] == "<stdin>");
+}
+
+TEST_CASE("predict tsv keeps one column count: a gold column for every jsonl record", "[cli][predict]") {
+  const CliFixture& f = cli_fixture();
+  const RunResult r = run(han_cmd("predict --input jsonl --top-k 5 --model " + f.model),
+                          "{\"text\": \"great\", \"label\": \"pos\"}\n{\"text\": \"awful\"}\n\n");
+  REQUIRE(r.exit_code == 0);
+  const auto rows = lines_of(r.out);
+  REQUIRE(rows.size() == 3);
+  // two labels in the model: label1 prob1 label2 prob2 gold
+  for (const std::string& row : rows) CHECK(count_fields(row) == 5);
+  CHECK(fields_of(rows[0])[4] == "pos");
+  CHECK(fields_of(rows[1])[4].empty());
+}
+
+TEST_CASE("predict refuses --explain with tsv output", "[cli][predict]") {
+  const CliFixture& f = cli_fixture();
+  const RunResult r = run(han_cmd("predict --explain --model " + f.model), "good\n");
+  CHECK(r.exit_code == 2);
+  CHECK(r.out.empty());
+  CHECK_THAT(r.err, Catch::StartsWith("han: error: --explain needs --format json or html"));
+}
