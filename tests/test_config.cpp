@@ -172,7 +172,7 @@ TEST_CASE("wrong types are errors naming the key path", "[config]") {
   REQUIRE_THROWS_WITH(parse(R"({"model": {"mask": 1}})"), Contains("model.mask: expected one of none|renorm|additive"));
   REQUIRE_THROWS_WITH(parse(R"({"data": {"format": "csv"}})"), Contains("data.format") && Contains("fasttext"));
   REQUIRE_THROWS_WITH(parse(R"({"optimizer": {"name": "rmsprop"}})"), Contains("optimizer.name") && Contains("sgd"));
-  REQUIRE_THROWS_WITH(parse(R"({"optimizer": {"schedule": "cosine"}})"), Contains("optimizer.schedule") && Contains("linear"));
+  REQUIRE_THROWS_WITH(parse(R"({"optimizer": {"schedule": "cosin"}})"), Contains("optimizer.schedule") && Contains("cosine"));
   REQUIRE_THROWS_WITH(parse(R"({"model": {"pooling": "max"}})"), Contains("model.pooling") && Contains("attention"));
   REQUIRE_THROWS_WITH(parse(R"({"batching": {"strategy": "sorted"}})"), Contains("batching.strategy") && Contains("bucket"));
 }

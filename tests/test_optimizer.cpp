@@ -88,3 +88,61 @@ TEST_CASE("the optimizers and the norm give the same numbers on 1 and 3 threads"
     CHECK((w1.rightCols(1) - w0.rightCols(1)).cwiseAbs().minCoeff() > 0);
   }
 }
+
+TEST_CASE("adamw shrinks weights by lr * weight_decay outside the adaptive step and spares biases", "[optimizer]") {
+  OptimizerConfig cfg;
+  cfg.name = OptimizerName::adamw;
+  cfg.weight_decay = 0.1;
+  Matrix w(1, 1), gw(1, 1), b(1, 1), gb(1, 1);
+  w << 2.0f;
+  b << 2.0f;
+  gw << 0.0f;
+  gb << 0.0f;
+  std::vector<ParamRef> params = {{"output.W", &w, &gw}, {"output.b", &b, &gb}};
+  auto opt = make_optimizer(cfg);
+  opt->step(params, 0.5);  // zero gradient: only the decay moves w
+  CHECK(w(0, 0) == Approx(2.0f * (1 - 0.5f * 0.1f)));
+  CHECK(b(0, 0) == 2.0f);
+  // With a gradient, the adaptive step is the plain Adam step (the decay is not in m or v).
+  cfg.weight_decay = 0;
+  Matrix w2(1, 1), g2(1, 1);
+  w2 << 2.0f;
+  gw << 1.0f;
+  g2 << 1.0f;
+  w << 2.0f;
+  cfg.name = OptimizerName::adam;
+  auto plain = make_optimizer(cfg);
+  std::vector<ParamRef> plain_params = {{"output.W", &w2, &g2}};
+  plain->step(plain_params, 0.5);
+  cfg.name = OptimizerName::adamw;
+  cfg.weight_decay = 0.1;
+  auto decoupled = make_optimizer(cfg);
+  std::vector<ParamRef> one = {{"output.W", &w, &gw}};
+  decoupled->step(one, 0.5);
+  CHECK(w(0, 0) == Approx(2.0f * 0.95f - (2.0f - w2(0, 0))));
+  CHECK(is_bias("word_gru.fwd.b_ih"));
+  CHECK(is_bias("word_attention.b"));
+  CHECK_FALSE(is_bias("word_attention.ctx"));
+  CHECK_FALSE(is_bias("embedding.table"));
+}
+
+TEST_CASE("warm-up rises linearly, then constant, linear or cosine runs over the remaining steps", "[optimizer]") {
+  OptimizerConfig cfg;
+  cfg.lr = 1.0;
+  cfg.warmup = 0.1;  // 10 of 100 steps
+  CHECK(learning_rate(cfg, 0, 100) == Approx(0.1));
+  CHECK(learning_rate(cfg, 4, 100) == Approx(0.5));
+  CHECK(learning_rate(cfg, 9, 100) == Approx(1.0));
+  CHECK(learning_rate(cfg, 50, 100) == Approx(1.0));
+  cfg.schedule = LrSchedule::linear;
+  CHECK(learning_rate(cfg, 10, 100) == Approx(1.0));
+  CHECK(learning_rate(cfg, 55, 100) == Approx(0.5));
+  CHECK(learning_rate(cfg, 100, 100) == Approx(0.0).margin(1e-12));
+  cfg.schedule = LrSchedule::cosine;
+  CHECK(learning_rate(cfg, 10, 100) == Approx(1.0));
+  CHECK(learning_rate(cfg, 55, 100) == Approx(0.5));
+  CHECK(learning_rate(cfg, 100, 100) == Approx(0.0).margin(1e-12));
+  CHECK(learning_rate(cfg, 32, 100) > 0.5);  // cosine stays high longer than linear
+  cfg.warmup = 0;
+  CHECK(learning_rate(cfg, 0, 100) == Approx(1.0));
+}

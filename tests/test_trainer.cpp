@@ -2,6 +2,8 @@
 #include <catch2/catch.hpp>
 
 #include <chrono>
+#include <cmath>
+#include <set>
 
 #include "han/text/corpus.h"
 #include "han/nn/parameters.h"
@@ -59,4 +61,34 @@ TEST_CASE("two trainings with one seed give bit-identical parameters", "[trainer
   cfg.trainer.seed = 2;
   TrainResult c = train_model(cfg, corpus);
   CHECK_FALSE(same_params(a.best_params, c.best_params));
+}
+
+TEST_CASE("trainer.select picks the best epoch by dev accuracy, macro-F1 or loss", "[trainer][select]") {
+  Config cfg = small_config();
+  cfg.trainer.epochs = 6;
+  cfg.trainer.patience = 0;
+  cfg.optimizer.lr = 0.005;  // overfits 600 documents: dev loss turns up an epoch before accuracy peaks
+  Corpus corpus = load_corpus(cfg);
+  corpus.train.resize(600);
+  corpus.dev.resize(150);
+  std::vector<int> picks;
+  for (SelectMetric metric : {SelectMetric::accuracy, SelectMetric::macro_f1, SelectMetric::loss}) {
+    cfg.trainer.select = metric;
+    const TrainResult r = train_model(cfg, corpus);
+    INFO(to_string(metric));
+    REQUIRE(r.history.size() == 6);
+    std::size_t best = 0;
+    for (std::size_t e = 1; e < r.history.size(); ++e) {
+      const EpochRecord &x = r.history[e], &b = r.history[best];
+      REQUIRE(std::isfinite(x.dev_loss));
+      const bool better = metric == SelectMetric::loss       ? x.dev_loss < b.dev_loss
+                          : metric == SelectMetric::macro_f1 ? x.dev_macro_f1 > b.dev_macro_f1
+                                                             : x.dev_accuracy > b.dev_accuracy;
+      if (better) best = e;
+    }
+    CHECK(r.best_epoch == static_cast<int>(best) + 1);
+    picks.push_back(r.best_epoch);
+  }
+  // The same training each time: the metrics must disagree somewhere for this to test anything.
+  CHECK(std::set<int>(picks.begin(), picks.end()).size() > 1);
 }

@@ -61,8 +61,8 @@ void report_progress(TrainOptions& options, ProgressBar& bar, const LogOptions& 
   }
   options.on_epoch = [&bar, epochs](const EpochRecord& r) {
     bar.finish();
-    spdlog::info("epoch {}/{}  loss {:.4f}  dev acc {:.4f}  dev F1 {:.4f}  {:.1f}s  {:.0f} docs/s  {:.0f} tokens/s  padding {:.2f}{}",
-                 r.epoch, epochs, r.train_loss, r.dev_accuracy, r.dev_macro_f1, r.seconds,
+    spdlog::info("epoch {}/{}  loss {:.4f}  dev loss {:.4f}  acc {:.4f}  F1 {:.4f}  {:.1f}s  {:.0f} docs/s  {:.0f} tokens/s  padding {:.2f}{}",
+                 r.epoch, epochs, r.train_loss, r.dev_loss, r.dev_accuracy, r.dev_macro_f1, r.seconds,
                  r.docs_per_second, r.tokens_per_second, r.padding_fraction, r.best ? "  *best" : "");
   };
 }

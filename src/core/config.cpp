@@ -129,10 +129,13 @@ void visit_fields(OptimizerConfig& c, V& v) {
   v.real("beta1", c.beta1, RealRange{0.0, 1.0, false, true}, "adam first-moment decay");
   v.real("beta2", c.beta2, RealRange{0.0, 1.0, false, true}, "adam second-moment decay");
   v.real("eps", c.eps, RealRange{0.0, 1.0, true, false}, "adam denominator epsilon");
-  v.real("weight_decay", c.weight_decay, RealRange{0.0, 1.0, false, false}, "L2 weight decay");
+  v.real("weight_decay", c.weight_decay, RealRange{0.0, 1.0, false, false},
+         "weight decay: L2 on the gradient (adam, sgd); adamw: decoupled, biases exempt");
   v.real("clip_norm", c.clip_norm, RealRange{0.0, 1e6, false, false},
          "global gradient-norm clipping; 0 = off");
-  v.enumeration("schedule", c.schedule, "learning-rate schedule over training");
+  v.enumeration("schedule", c.schedule, "learning-rate schedule over training (after warm-up)");
+  v.real("warmup", c.warmup, RealRange{0.0, 0.5, false, false},
+         "fraction of training steps over which lr rises linearly from 0");
 }
 
 template <class V>
@@ -140,6 +143,7 @@ void visit_fields(TrainerConfig& c, V& v) {
   v.integer("epochs", c.epochs, IntRange{1, 100000}, "training epochs");
   v.integer("patience", c.patience, IntRange{0, 100000},
             "epochs without dev improvement before stopping; 0 = never stop early");
+  v.enumeration("select", c.select, "dev score that picks the best epoch and drives early stopping");
   v.integer("seed", c.seed, IntRange{0, kTwoTo53},
             "seed for initialisation, shuffling and dropout");
   v.integer("threads", c.threads, IntRange{0, 1024}, "worker threads; 0 = all cores");

@@ -2,7 +2,26 @@
 
 #include "han/core/random.h"
 
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
 namespace han {
+namespace {
+
+// Mean of -ln p(gold) over documents with a known label (p floored at 1e-12); NaN for none.
+double mean_log_loss(const Matrix& probs, const std::vector<std::int32_t>& gold) {
+  double sum = 0;
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < gold.size(); ++i) {
+    if (gold[i] < 0) continue;
+    sum -= std::log(std::max(1e-12, static_cast<double>(probs(gold[i], static_cast<Index>(i)))));
+    ++n;
+  }
+  return n ? sum / static_cast<double>(n) : std::numeric_limits<double>::quiet_NaN();
+}
+
+}  // namespace
 
 Metrics evaluate(const Predictor& predictor, const std::vector<Document>& docs,
                  const std::vector<BatchIndices>& batches, PaddingAttention* padding) {
@@ -10,7 +29,9 @@ Metrics evaluate(const Predictor& predictor, const std::vector<Document>& docs,
   std::vector<std::int32_t> gold;
   gold.reserve(docs.size());
   for (const Document& d : docs) gold.push_back(d.label);
-  return compute_metrics(gold, argmax_columns(probs), static_cast<std::size_t>(predictor.classes()));
+  Metrics m = compute_metrics(gold, argmax_columns(probs), static_cast<std::size_t>(predictor.classes()));
+  m.log_loss = mean_log_loss(probs, gold);
+  return m;
 }
 
 Metrics evaluate(const Predictor& predictor, const std::vector<Document>& docs, Index batch_size) {

@@ -33,6 +33,8 @@ void for_pieces(const std::vector<Piece>& pieces, int threads, const std::functi
   });
 }
 
+constexpr double kPi = 3.14159265358979323846;
+
 using FlatArray = Eigen::Map<Eigen::Array<Scalar, Eigen::Dynamic, 1>>;
 
 FlatArray flat(Matrix& m, const Piece& p) { return FlatArray(m.data() + p.begin, p.size); }
@@ -82,9 +84,12 @@ class Sgd : public Optimizer {
   long long steps_ = 0;
 };
 
+// Adam; with `decoupled` (AdamW, Loshchilov & Hutter 2019) weight decay shrinks the
+// weights directly, lr * weight_decay * w, outside the adaptive step, and spares biases.
 class Adam : public Optimizer {
  public:
-  Adam(const OptimizerConfig& cfg, int threads) : cfg_(cfg), threads_(threads) {}
+  Adam(const OptimizerConfig& cfg, int threads, bool decoupled)
+      : cfg_(cfg), threads_(threads), decoupled_(decoupled) {}
   void step(const std::vector<ParamRef>& params, double lr) override {
     ensure_state(m_, params);
     ensure_state(v_, params);
@@ -94,10 +99,12 @@ class Adam : public Optimizer {
     const Scalar v_correction = static_cast<Scalar>(1 / std::sqrt(1 - std::pow(b2, steps_)));
     const Scalar eps = static_cast<Scalar>(cfg_.eps), wd = static_cast<Scalar>(cfg_.weight_decay);
     const Scalar fb1 = static_cast<Scalar>(b1), fb2 = static_cast<Scalar>(b2);
+    const Scalar shrink = static_cast<Scalar>(1.0 - lr * cfg_.weight_decay);
     for_pieces(pieces_of(params), threads_, [&](std::size_t, const Piece& p) {
       auto g = flat(*params[p.param].grad, p);
       auto w = flat(*params[p.param].value, p);
-      if (wd != 0) g += wd * w;
+      if (wd != 0 && !decoupled_) g += wd * w;
+      if (wd != 0 && decoupled_ && !is_bias(params[p.param].name)) w *= shrink;
       auto m = flat(m_[p.param], p);
       auto v = flat(v_[p.param], p);
       m = fb1 * m + (1 - fb1) * g;
@@ -116,6 +123,7 @@ class Adam : public Optimizer {
  private:
   OptimizerConfig cfg_;
   int threads_;
+  bool decoupled_;
   std::vector<Matrix> m_, v_;
   long long steps_ = 0;
 };
@@ -124,7 +132,7 @@ class Adam : public Optimizer {
 
 std::unique_ptr<Optimizer> make_optimizer(const OptimizerConfig& cfg, int threads) {
   if (cfg.name == OptimizerName::sgd) return std::make_unique<Sgd>(cfg, threads);
-  return std::make_unique<Adam>(cfg, threads);
+  return std::make_unique<Adam>(cfg, threads, cfg.name == OptimizerName::adamw);
 }
 
 double clip_global_norm(const std::vector<ParamRef>& params, double max_norm, int threads) {
@@ -144,9 +152,21 @@ double clip_global_norm(const std::vector<ParamRef>& params, double max_norm, in
 }
 
 double learning_rate(const OptimizerConfig& cfg, long long step, long long total_steps) {
-  if (cfg.schedule == LrSchedule::constant || total_steps <= 0) return cfg.lr;
-  const double progress = std::min(1.0, static_cast<double>(step) / static_cast<double>(total_steps));
-  return cfg.lr * (1.0 - progress);
+  if (total_steps <= 0) return cfg.lr;
+  const double warmup = std::floor(cfg.warmup * static_cast<double>(total_steps));
+  const double s = static_cast<double>(step);
+  if (s < warmup) return cfg.lr * (s + 1) / warmup;
+  // The schedule runs over the steps after the warm-up.
+  const double progress = std::min(1.0, (s - warmup) / std::max(1.0, static_cast<double>(total_steps) - warmup));
+  switch (cfg.schedule) {
+    case LrSchedule::constant:
+      return cfg.lr;
+    case LrSchedule::linear:
+      return cfg.lr * (1.0 - progress);
+    case LrSchedule::cosine:
+      return cfg.lr * 0.5 * (1.0 + std::cos(kPi * progress));
+  }
+  return cfg.lr;
 }
 
 }  // namespace han

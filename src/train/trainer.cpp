@@ -84,6 +84,7 @@ class TrainingRun {
   EpochEnd finish_epoch(int epoch, Clock::time_point epoch_start);
   std::optional<EpochRecord> measure_epoch(int epoch, Clock::time_point epoch_start) const;
   void keep_if_best(EpochRecord& rec);
+  double epoch_score(const EpochRecord& rec) const;
   TrainResult finish(bool interrupted, bool stopped_early, Clock::time_point run_start);
 
   const Config& cfg_;
@@ -255,7 +256,7 @@ std::optional<EpochRecord> TrainingRun::measure_epoch(int epoch, Clock::time_poi
       1.0 - static_cast<double>(state_.tokens_seen) / static_cast<double>(std::max<Index>(state_.word_slots, 1));
   rec.sentence_padding_fraction =
       1.0 - static_cast<double>(state_.sentences_seen) / static_cast<double>(std::max<Index>(state_.sentence_slots, 1));
-  rec.dev_accuracy = rec.dev_macro_f1 = std::numeric_limits<double>::quiet_NaN();
+  rec.dev_accuracy = rec.dev_macro_f1 = rec.dev_loss = std::numeric_limits<double>::quiet_NaN();
   if (!corpus_.dev.empty()) {
     spdlog::debug("epoch {}: scoring {} dev documents", epoch, corpus_.dev.size());
     const auto start = Clock::now();
@@ -266,15 +267,30 @@ std::optional<EpochRecord> TrainingRun::measure_epoch(int epoch, Clock::time_poi
     spdlog::debug("epoch {}: dev scoring took {:.2f} s", epoch, seconds_since(start));
     rec.dev_accuracy = dev.accuracy;
     rec.dev_macro_f1 = dev.macro_f1;
+    rec.dev_loss = dev.log_loss;
   }
   rec.seconds = seconds_since(epoch_start);
   return rec;
 }
 
-// Best epoch: dev accuracy (macro-F1 breaks ties); without a dev set, train loss.
-// A new best is kept in memory and written to model.han.
+double TrainingRun::epoch_score(const EpochRecord& rec) const {
+  if (corpus_.dev.empty()) return -rec.train_loss;
+  switch (cfg_.trainer.select) {
+    case SelectMetric::accuracy:
+      return rec.dev_accuracy + 1e-6 * rec.dev_macro_f1;
+    case SelectMetric::macro_f1:
+      return rec.dev_macro_f1 + 1e-6 * rec.dev_accuracy;
+    case SelectMetric::loss:
+      return -rec.dev_loss;
+  }
+  return rec.dev_accuracy;
+}
+
+// Best epoch: the dev score trainer.select names (accuracy and macro-F1 break each
+// other's ties); without a dev set, train loss. A new best is kept in memory and
+// written to model.han.
 void TrainingRun::keep_if_best(EpochRecord& rec) {
-  const double score = corpus_.dev.empty() ? -rec.train_loss : rec.dev_accuracy + 1e-6 * rec.dev_macro_f1;
+  const double score = epoch_score(rec);
   rec.best = score > state_.best_score;
   if (!rec.best) {
     ++state_.epochs_without_gain;

@@ -63,11 +63,13 @@ struct OptimizerConfig {
   double weight_decay = 0.0;
   double clip_norm = 5.0;  // global gradient norm; 0 = off
   LrSchedule schedule = LrSchedule::constant;
+  double warmup = 0.0;  // fraction of the training steps over which lr rises from 0
 };
 
 struct TrainerConfig {
   int epochs = 10;
   int patience = 3;  // epochs without dev improvement before stopping; 0 = never stop early
+  SelectMetric select = SelectMetric::accuracy;  // the dev score that picks the best epoch
   std::uint64_t seed = 1;
   int threads = 0;  // 0 = all cores
 };

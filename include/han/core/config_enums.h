@@ -13,8 +13,9 @@ enum class MaskMode { none, renorm, additive };
 enum class Pooling { attention, mean };
 enum class BatchStrategy { bucket, random };
 enum class DataFormat { jsonl, fasttext, tsv, folder };
-enum class OptimizerName { adam, sgd };
-enum class LrSchedule { constant, linear };
+enum class OptimizerName { adam, sgd, adamw };
+enum class LrSchedule { constant, linear, cosine };
+enum class SelectMetric { accuracy, macro_f1, loss };
 
 // EnumNames<E>::names[i] is the name of static_cast<E>(i).
 template <class E>
@@ -37,11 +38,15 @@ struct EnumNames<DataFormat> {
 };
 template <>
 struct EnumNames<OptimizerName> {
-  static constexpr std::array<const char*, 2> names = {"adam", "sgd"};
+  static constexpr std::array<const char*, 3> names = {"adam", "sgd", "adamw"};
 };
 template <>
 struct EnumNames<LrSchedule> {
-  static constexpr std::array<const char*, 2> names = {"constant", "linear"};
+  static constexpr std::array<const char*, 3> names = {"constant", "linear", "cosine"};
+};
+template <>
+struct EnumNames<SelectMetric> {
+  static constexpr std::array<const char*, 3> names = {"accuracy", "macro_f1", "loss"};
 };
 
 namespace detail {

@@ -1,6 +1,7 @@
 #pragma once
 // Classification metrics from (gold, predicted) label pairs.
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,7 @@ struct Metrics {
   std::int64_t total = 0;
   double accuracy = 0;
   double macro_f1 = 0;  // unweighted mean of the per-class F1 over all classes
+  double log_loss = std::numeric_limits<double>::quiet_NaN();  // mean -ln p(gold), set by evaluate()
   std::vector<ClassScores> per_class;
   std::vector<std::vector<std::int64_t>> confusion;  // [gold][predicted]
 };

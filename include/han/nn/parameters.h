@@ -15,6 +15,13 @@ struct ParamRef {
   Matrix* grad;
 };
 
+// Whether a tensor is a bias (its name's last part is "b" or starts with "b_"): AdamW's
+// decay leaves biases alone, as shrinking an offset toward 0 regularises nothing.
+inline bool is_bias(const std::string& name) {
+  const std::string last = name.substr(name.rfind('.') + 1);
+  return last == "b" || last.rfind("b_", 0) == 0;
+}
+
 // Pairs the tensors of `values` and `grads` (two instances of one params type) by name.
 template <class P>
 std::vector<ParamRef> zip_params(P& values, P& grads) {

@@ -7,7 +7,7 @@ namespace han {
 struct EpochRecord {
   int epoch = 0;
   double train_loss = 0;
-  double dev_accuracy = 0, dev_macro_f1 = 0;  // NaN when there is no dev set
+  double dev_accuracy = 0, dev_macro_f1 = 0, dev_loss = 0;  // NaN when there is no dev set
   double seconds = 0;
   double docs_per_second = 0, tokens_per_second = 0;  // real tokens
   double padding_fraction = 0;           // word level: padded / all word slots

@@ -1,6 +1,7 @@
 #pragma once
-// Optimizers over the flat parameter list: SGD with momentum and Adam (PyTorch's
-// update rules, L2 weight decay added to the gradient), global-norm clipping and
+// Optimizers over the flat parameter list: SGD with momentum, Adam and AdamW (PyTorch's
+// update rules: L2 weight decay added to the gradient, or AdamW's decoupled decay that
+// spares biases), global-norm clipping and
 // the learning-rate schedule. They know nothing of the model.
 //
 // Both walk the parameters in fixed-size pieces spread over `threads`: the update is
@@ -32,7 +33,9 @@ std::unique_ptr<Optimizer> make_optimizer(const OptimizerConfig& cfg, int thread
 // Returns the norm before clipping (NaN/Inf if any grad is not finite).
 double clip_global_norm(const std::vector<ParamRef>& params, double max_norm, int threads = 1);
 
-// Learning rate at `step` of `total_steps` (linear: decays to 0 at the end).
+// Learning rate at `step` (0-based) of `total_steps`: a linear rise over the first
+// warmup * total_steps steps, then the schedule over the rest (linear and cosine decay
+// to 0 at the end).
 double learning_rate(const OptimizerConfig& cfg, long long step, long long total_steps);
 
 }  // namespace han
