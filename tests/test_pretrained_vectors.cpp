@@ -11,6 +11,7 @@
 #include "han/train/trainer.h"
 #include "support/bundled.h"
 #include "support/paths.h"
+#include "support/run.h"
 
 using namespace han;
 using han::test::TempDir;
@@ -133,4 +134,44 @@ TEST_CASE("pretrained vectors in training: a frozen table never moves, an unfroz
   // Unfrozen, the same start moves.
   CHECK_FALSE(equal(learned.last_params.embedding.table.middleCols(first, count), vectors));
   CHECK_FALSE(equal(learned.last_params.embedding.table, table));
+}
+
+namespace {
+
+// word2vec's binary format: "count dim\n", then per word "word " + dim float32s + "\n".
+std::string binary_vectors(const std::vector<std::pair<std::string, std::vector<float>>>& entries, std::size_t dim) {
+  std::string out = std::to_string(entries.size()) + " " + std::to_string(dim) + "\n";
+  for (const auto& [word, values] : entries) {
+    out += word + " ";
+    out.append(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(float));
+    out += "\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("pretrained vectors: word2vec binary, gzip'd text, and a cut-short binary file", "[pretrained]") {
+  TempDir tmp;
+  const Vocab vocab = small_vocab();
+  // 10.0f is 0x41200000: a raw float holds bytes no text number has.
+  const std::string bin = binary_vectors({{"zebra", {1, 2, 3}}, {"good", {10, 0.5f, -1}}, {"film", {0.25f, 1e-3f, 7}}}, 3);
+  Matrix table = untouched_table();
+  CHECK(load_pretrained_vectors(table, vocab, tmp.write("v.bin", bin)) == 2);
+  CHECK(equal(table.col(vocab.id("good")), column(10, 0.5f, -1)));
+  CHECK(equal(table.col(vocab.id("film")), column(0.25f, 1e-3f, 7)));
+  CHECK((table.col(vocab.id("bad")).array() == kUntouched).all());
+
+  const std::string cut = tmp.write("cut.bin", bin.substr(0, bin.size() - 6));
+  Matrix other = untouched_table();
+  CHECK(error_of(other, cut) == cut + ": entry 3 of 3: the file ends early (is it cut short?)");
+
+  const std::string text = tmp.write("v.txt", "2 3\ngood 0.5 -1 2\nfilm 0.25 0.5 0.75\n");
+  REQUIRE(han::test::run("gzip -k " + text).exit_code == 0);
+  Matrix from_gz = untouched_table();
+  CHECK(load_pretrained_vectors(from_gz, vocab, text + ".gz") == 2);
+  CHECK(equal(from_gz.col(vocab.id("film")), column(0.25f, 0.5f, 0.75f)));
+
+  const std::string wrong_dim = tmp.write("dim.txt", "2 4\ngood 1 2 3 4\n");
+  CHECK(error_of(other, wrong_dim) == wrong_dim + ":1: the vectors have 4 values, model.embedding_dim is 3");
 }
