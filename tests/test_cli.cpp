@@ -149,7 +149,7 @@ TEST_CASE("predict on files: tsv with paths, json with top-k and explanations, s
     CHECK(html.out.find(external) == std::string::npos);
   CHECK(html.out.find("masterpiece") != std::string::npos);
 
-  const RunResult jsonl = run(han_cmd("predict --input jsonl --model " + f.model),
+  const RunResult jsonl = run(han_cmd("predict --data-format jsonl --model " + f.model),
                               "{\"text\": \"great fun\", \"label\": \"pos\"}\n{\"text\": \"awful\"}\n");
   REQUIRE(jsonl.exit_code == 0);
   const auto jl = lines_of(jsonl.out);
@@ -168,6 +168,47 @@ TEST_CASE("eval prints accuracy, per-class scores and the confusion matrix", "[c
   const json m = json::parse(js.out);
   for (const char* key : {"accuracy", "macro_f1", "per_class", "confusion"}) CHECK(m.contains(key));
   CHECK(m["per_class"]["pos"]["support"].get<int>() + m["per_class"]["neg"]["support"].get<int>() == 500);
+}
+
+TEST_CASE("eval: --data-format is the input format and --format the output, the old --format tsv still reads tsv with a warning", "[cli][eval]") {
+  const CliFixture& f = cli_fixture();
+  TempDir tmp;
+  const std::string data = (tmp.path / "two.tsv").string();
+  write(data, "pos\tA wonderful film.\nneg\tDull and boring.\n");
+  const std::string eval = "eval --model " + f.model + " --data " + data;
+  const RunResult js = run(han_cmd(eval + " --data-format tsv --format json"));
+  INFO(js.err);
+  REQUIRE(js.exit_code == 0);
+  CHECK(json::parse(js.out)["confusion"]["labels"].size() == 2);
+  CHECK(js.err.empty());
+  const RunResult old = run(han_cmd(eval + " --format tsv"));
+  REQUIRE(old.exit_code == 0);
+  CHECK(old.out.find("documents 2") != std::string::npos);
+  CHECK(old.err == "han: warning: eval --format tsv is deprecated for the data format; use --data-format tsv\n");
+  const RunResult old_json = run(han_cmd(eval + " --format tsv --json"));
+  REQUIRE(old_json.exit_code == 0);
+  CHECK(json::parse(old_json.out).contains("accuracy"));
+  CHECK(run(han_cmd(eval + " --format tsv --quiet")).err.empty());
+  check_user_error(run(han_cmd(eval + " --format tsv --data-format tsv")), "pass only --data-format");
+  check_user_error(run(han_cmd(eval + " --data-format tsv --format text --json")), "--json and --format text");
+}
+
+TEST_CASE("predict: --data-format is the new name of --input, which still works with a warning", "[cli][predict]") {
+  const CliFixture& f = cli_fixture();
+  const std::string record = "{\"text\": \"great fun\", \"label\": \"pos\"}\n";
+  const RunResult now = run(han_cmd("predict --data-format jsonl --model " + f.model), record);
+  INFO(now.err);
+  REQUIRE(now.exit_code == 0);
+  CHECK(now.err.empty());
+  for (const char* old_name : {"--input", "-i"}) {
+    const RunResult old = run(han_cmd("predict " + std::string(old_name) + " jsonl --model " + f.model), record);
+    REQUIRE(old.exit_code == 0);
+    CHECK(old.out == now.out);
+    CHECK(old.err == "han: warning: predict --input jsonl is deprecated; use --data-format jsonl\n");
+  }
+  check_user_error(run(han_cmd("predict --input jsonl --data-format lines --model " + f.model), record),
+                   "pass only --data-format");
+  CHECK(run(han_cmd("predict --help")).out.find("--input") == std::string::npos);
 }
 
 TEST_CASE("info shows format version, labels, vocabulary and parameter count", "[cli][info]") {
@@ -486,7 +527,7 @@ TEST_CASE("error messages quote bad input briefly and list choices from the enum
   const auto d = tmp.path;
   SECTION("a huge label is quoted in part, on one short line") {
     write(d / "long_label.tsv", std::string(5000, 'x') + "\tsome text\n");
-    const RunResult r = run(han_cmd("eval --format tsv --model " + f.model + " --data " + (d / "long_label.tsv").string()));
+    const RunResult r = run(han_cmd("eval --data-format tsv --model " + f.model + " --data " + (d / "long_label.tsv").string()));
     check_user_error(r, "long_label.tsv:1: label \"" + std::string(200, 'x') + "\"... is longer than 1024 bytes");
     CHECK(r.err.size() < 400);
   }

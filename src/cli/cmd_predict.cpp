@@ -256,8 +256,9 @@ void add_predict_command(CLI::App& app) {
   cmd->add_option("-f,--format", args->format, "Output: tsv (label, probability), json (one object per line), html (a page)")
       ->check(CLI::IsMember({"tsv", "json", "html"}))
       ->default_val("tsv");
-  cmd->add_option("-i,--input", args->input, "lines: one document per line; files: each path one document; jsonl: records with a \"text\" field")
+  cmd->add_option("--data-format", args->input, "lines: one document per line; files: each path one document; jsonl: records with a \"text\" field")
       ->check(CLI::IsMember({"lines", "files", "jsonl"}));
+  add_deprecated_alias(*cmd, "-i,--input", args->input, "--data-format")->check(CLI::IsMember({"lines", "files", "jsonl"}));
   cmd->add_option("-k,--top-k", args->top_k, "Best K labels per document")->default_val(1);
   cmd->add_flag("-e,--explain", args->explain, "json: add sentence and word attention weights");
   cmd->add_option("-b,--batch-size", args->batch_size, "Documents per batch (and per output flush)")->default_val(64);
