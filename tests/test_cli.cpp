@@ -193,6 +193,18 @@ TEST_CASE("eval: --data-format is the input format and --format the output, the 
   check_user_error(run(han_cmd(eval + " --data-format tsv --format text --json")), "--json and --format text");
 }
 
+TEST_CASE("eval skips a tsv header row label<TAB>text and says so", "[cli][eval]") {
+  const CliFixture& f = cli_fixture();
+  TempDir tmp;
+  const std::string data = (tmp.path / "with_header.tsv").string();
+  write(data, "\xEF\xBB\xBF LABEL\tText \r\npos\tA wonderful film.\r\nneg\tDull and boring.\r\n");
+  const RunResult r = run(han_cmd("eval --data-format tsv --format json --model " + f.model + " --data " + data));
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(json::parse(r.out)["documents"] == 2);  // the header is no document of class "label"
+  CHECK(r.err == "han: " + data + ":1: header row \"LABEL<TAB>Text\" skipped\n");
+}
+
 TEST_CASE("predict: --data-format is the new name of --input, which still works with a warning", "[cli][predict]") {
   const CliFixture& f = cli_fixture();
   const std::string record = "{\"text\": \"great fun\", \"label\": \"pos\"}\n";

@@ -1,9 +1,11 @@
 #include "han/text/dataset.h"
 
 #include <fcntl.h>
+#include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -195,6 +197,24 @@ Example parse_tsv_line(std::string_view line, const std::string& where, bool req
   return ex;
 }
 
+bool equals_ignoring_case(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+// A tsv file's first line "label<TAB>text" (any case, fields trimmed) names the columns:
+// it is dropped rather than read as a document of class "label". Nothing else is guessed.
+void drop_tsv_header(std::vector<Example>& examples, const std::string& path) {
+  if (examples.empty() || examples.front().source != path + ":1") return;
+  const Example& first = examples.front();
+  if (!first.has_label || !equals_ignoring_case(first.label, "label") ||
+      !equals_ignoring_case(trim(first.text), "text"))
+    return;
+  spdlog::info("{}: header row \"{}<TAB>{}\" skipped", first.source, first.label, trim(first.text));
+  examples.erase(examples.begin());
+}
+
 Example parse_line(std::string_view line, const std::string& where, DataFormat format,
                    bool require_labels) {
   switch (format) {
@@ -344,7 +364,9 @@ Example parse_jsonl_record(std::string_view line, const std::string& where, bool
 std::vector<Example> read_examples(const std::string& path, DataFormat format,
                                    bool require_labels) {
   if (format == DataFormat::folder) return read_folder(path);
-  return read_line_file(path, format, require_labels);
+  std::vector<Example> examples = read_line_file(path, format, require_labels);
+  if (format == DataFormat::tsv) drop_tsv_header(examples, path);
+  return examples;
 }
 
 std::int64_t Document::tokens() const {

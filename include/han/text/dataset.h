@@ -4,7 +4,9 @@
 // TSV "label<TAB>text"; a folder with one sub-folder per class (each file one document).
 // Errors (han::Error) name the file and line.
 // Lines end at \n, \r\n or a lone \r; a leading UTF-8 byte-order mark is skipped; blank
-// lines are skipped (line numbers still count them). Files are read as a stream, one
+// lines are skipped (line numbers still count them). A tsv file whose first line is
+// "label<TAB>text" (any case, fields trimmed) has a header row: it is skipped, with an info
+// log line naming the file. Files are read as a stream, one
 // line at a time, so memory holds the examples plus the current line only.
 #include <cstddef>
 #include <cstdint>
