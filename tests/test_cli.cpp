@@ -205,6 +205,43 @@ TEST_CASE("eval skips a tsv header row label<TAB>text and says so", "[cli][eval]
   CHECK(r.err == "han: " + data + ":1: header row \"LABEL<TAB>Text\" skipped\n");
 }
 
+TEST_CASE("labels are trimmed the same way in jsonl, tsv and fasttext", "[cli][eval]") {
+  const CliFixture& f = cli_fixture();
+  TempDir tmp;
+  write(tmp.path / "padded.jsonl",
+        "{\"label\": \" pos \", \"text\": \"A wonderful film.\"}\n{\"label\": \"neg\\t\", \"text\": \"Dull.\"}\n");
+  write(tmp.path / "padded.tsv", "pos \tA wonderful film.\n neg\tDull.\n");
+  write(tmp.path / "padded.txt", "__label__pos\v A wonderful film.\n__label__neg Dull.\n");
+  std::vector<json> confusions;
+  for (const char* file : {"padded.jsonl", "padded.tsv", "padded.txt"}) {
+    const std::string format = std::string(file).substr(7) == "txt" ? "fasttext" : std::string(file).substr(7);
+    const RunResult r = run(han_cmd("eval --format json --data-format " + format + " --model " + f.model +
+                                    " --data " + (tmp.path / file).string()));
+    INFO(file << ": " << r.err);
+    REQUIRE(r.exit_code == 0);
+    confusions.push_back(json::parse(r.out)["confusion"]);
+  }
+  CHECK(confusions[0] == confusions[1]);
+  CHECK(confusions[0] == confusions[2]);
+
+  // In training, " spam " and "spam " are one class.
+  write(tmp.path / "train.jsonl",
+        "{\"label\": \" spam \", \"text\": \"buy now\"}\n{\"label\": \"spam\", \"text\": \"cheap pills\"}\n"
+        "{\"label\": \"ham\", \"text\": \"see you at lunch\"}\n");
+  const RunResult train = run(han_cmd("train --quiet --config " + source_path("configs/quickstart.json") + " --output " +
+                                      (tmp.path / "run").string() + " --set data.train=" + (tmp.path / "train.jsonl").string() +
+                                      " --set data.dev= --set data.test= --set trainer.epochs=1 --set tokenizer.min_count=1"
+                                      " --set model.embedding_dim=4 --set model.word_hidden=2 --set model.sentence_hidden=2"
+                                      " --set model.attention_dim=4"));
+  INFO(train.err);
+  REQUIRE(train.exit_code == 0);
+  const RunResult info = run(han_cmd("info --json --model " + (tmp.path / "run" / "model.han").string()));
+  CHECK(json::parse(info.out)["labels"] == json({"ham", "spam"}));
+  write(tmp.path / "spam.tsv", "spam \tbuy cheap pills now\n");
+  CHECK(run(han_cmd("eval --data-format tsv --model " + (tmp.path / "run" / "model.han").string() + " --data " +
+                    (tmp.path / "spam.tsv").string())).exit_code == 0);
+}
+
 TEST_CASE("predict: --data-format is the new name of --input, which still works with a warning", "[cli][predict]") {
   const CliFixture& f = cli_fixture();
   const std::string record = "{\"text\": \"great fun\", \"label\": \"pos\"}\n";

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string_view>
 #include <system_error>
 #include <unordered_map>
@@ -36,14 +37,14 @@ std::string_view strip_bom(std::string_view s) {
   return s;
 }
 
-bool is_blank(std::string_view s) {
-  return s.find_first_not_of(" \t\r\f\v") == std::string_view::npos;
-}
+constexpr const char* kAsciiSpace = " \t\n\r\f\v";
+
+bool is_blank(std::string_view s) { return s.find_first_not_of(kAsciiSpace) == std::string_view::npos; }
 
 std::string_view trim(std::string_view s) {
-  const auto b = s.find_first_not_of(" \t\r\f\v");
+  const auto b = s.find_first_not_of(kAsciiSpace);
   if (b == std::string_view::npos) return {};
-  const auto e = s.find_last_not_of(" \t\r\f\v");
+  const auto e = s.find_last_not_of(kAsciiSpace);
   return s.substr(b, e - b + 1);
 }
 
@@ -142,11 +143,26 @@ void check_label(std::string_view label, const std::string& where) {
   }
 }
 
+// The one label rule of every line format: surrounding ASCII whitespace is trimmed (so
+// " spam " in jsonl and "spam " in tsv are one class); nothing left is `empty_message` when
+// labels are required, else no label; what is left must pass check_label.
+void take_label(Example& ex, std::string_view raw, const std::string& where, bool require_label,
+                const char* empty_message) {
+  const std::string_view label = trim(raw);
+  if (label.empty()) {
+    if (require_label) throw Error(where + ": " + empty_message);
+    return;
+  }
+  check_label(label, where);
+  ex.label = std::string(label);
+  ex.has_label = true;
+}
+
 Example parse_fasttext_line(std::string_view line, const std::string& where, bool require_label) {
   Example ex;
   ex.source = where;
   std::string_view rest = line;
-  bool first = true;
+  std::optional<std::string_view> label;  // the first __label__ only
   for (;;) {
     const auto b = rest.find_first_not_of(" \t");
     if (b == std::string_view::npos) {
@@ -157,21 +173,13 @@ Example parse_fasttext_line(std::string_view line, const std::string& where, boo
     if (rest.substr(0, kFastTextPrefix.size()) != kFastTextPrefix) break;
     auto e = rest.find_first_of(" \t");
     if (e == std::string_view::npos) e = rest.size();
-    if (first) {
-      ex.label = std::string(rest.substr(kFastTextPrefix.size(), e - kFastTextPrefix.size()));
-      ex.has_label = true;
-      first = false;
-    }
+    if (!label) label = rest.substr(kFastTextPrefix.size(), e - kFastTextPrefix.size());
     rest.remove_prefix(e);  // later labels are dropped, not kept as text
   }
-  if (require_label && !ex.has_label) {
+  if (require_label && !label) {
     throw Error(where + ": missing label (expected \"__label__NAME text\")");
   }
-  if (ex.has_label && ex.label.empty()) {
-    if (require_label) throw Error(where + ": empty label after \"__label__\"");
-    ex.has_label = false;
-  }
-  if (ex.has_label) check_label(ex.label, where);
+  if (label) take_label(ex, *label, where, require_label, "empty label after \"__label__\"");
   ex.text = std::string(rest);
   return ex;
 }
@@ -185,14 +193,7 @@ Example parse_tsv_line(std::string_view line, const std::string& where, bool req
     ex.text = std::string(line);
     return ex;
   }
-  const std::string_view label = trim(line.substr(0, tab));
-  if (label.empty()) {
-    if (require_label) throw Error(where + ": empty label before the tab");
-  } else {
-    check_label(label, where);
-    ex.label = std::string(label);
-    ex.has_label = true;
-  }
+  take_label(ex, line.substr(0, tab), where, require_label, "empty label before the tab");
   ex.text = std::string(line.substr(tab + 1));
   return ex;
 }
@@ -351,13 +352,7 @@ Example parse_jsonl_record(std::string_view line, const std::string& where, bool
   if (std::strcmp(label.type, "string") != 0) {
     throw Error(where + ": \"label\" must be a string, got " + std::string(label.type));
   }
-  if (label.value.empty()) {
-    if (require_label) throw Error(where + ": empty \"label\"");
-    return ex;
-  }
-  check_label(label.value, where);
-  ex.label = std::move(reader.label.value);
-  ex.has_label = true;
+  take_label(ex, label.value, where, require_label, "empty \"label\"");
   return ex;
 }
 

@@ -23,7 +23,8 @@ namespace han {
 
 // Limits on what a data file may hold (errors name file:line, exit 2):
 // a JSON Lines record longer than kMaxRecordBytes is refused (JSON cannot be cut short);
-// a fasttext/tsv line keeps its first kMaxLineBytes (core/limits.h); a label is non-empty,
+// a fasttext/tsv line keeps its first kMaxLineBytes (core/limits.h); a label (in every line
+// format trimmed of surrounding ASCII whitespace) is non-empty,
 // valid UTF-8, without control characters (tabs, line breaks) and at most kMaxLabelBytes
 // long; a training set has at most kMaxLabels labels.
 constexpr std::size_t kMaxRecordBytes = std::size_t{256} << 20;
