@@ -242,6 +242,32 @@ TEST_CASE("labels are trimmed the same way in jsonl, tsv and fasttext", "[cli][e
                     (tmp.path / "spam.tsv").string())).exit_code == 0);
 }
 
+TEST_CASE("integer jsonl labels are read as their text and come back as \"3\"", "[cli][train]") {
+  TempDir tmp;
+  write(tmp.path / "train.jsonl",
+        "{\"label\": 3, \"text\": \"buy now\"}\n{\"label\": \"3\", \"text\": \"cheap pills\"}\n"
+        "{\"label\": 7, \"text\": \"see you at lunch\"}\n");
+  const std::string model = (tmp.path / "run" / "model.han").string();
+  const RunResult train = run(han_cmd("train --quiet --config " + source_path("configs/quickstart.json") + " --output " +
+                                      (tmp.path / "run").string() + " --set data.train=" + (tmp.path / "train.jsonl").string() +
+                                      " --set data.dev= --set data.test= --set trainer.epochs=1 --set tokenizer.min_count=1"
+                                      " --set model.embedding_dim=4 --set model.word_hidden=2 --set model.sentence_hidden=2"
+                                      " --set model.attention_dim=4"));
+  INFO(train.err);
+  REQUIRE(train.exit_code == 0);
+  CHECK(json::parse(run(han_cmd("info --json --model " + model)).out)["labels"] == json({"3", "7"}));
+  const RunResult predicted = run(han_cmd("predict --data-format jsonl --format json --top-k 2 --model " + model),
+                                  "{\"label\": 3, \"text\": \"buy cheap pills\"}\n");
+  REQUIRE(predicted.exit_code == 0);
+  const json answer = json::parse(predicted.out);
+  CHECK(answer["gold"] == "3");
+  CHECK(answer["top_k"][0]["label"].is_string());
+  const RunResult evaluated = run(han_cmd("eval --format json --model " + model + " --data " +
+                                          (tmp.path / "train.jsonl").string()));
+  REQUIRE(evaluated.exit_code == 0);
+  CHECK(json::parse(evaluated.out)["per_class"]["3"]["support"] == 2);
+}
+
 TEST_CASE("predict: --data-format is the new name of --input, which still works with a warning", "[cli][predict]") {
   const CliFixture& f = cli_fixture();
   const std::string record = "{\"text\": \"great fun\", \"label\": \"pos\"}\n";

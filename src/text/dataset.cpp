@@ -60,7 +60,7 @@ std::string syntax_error(const json::exception& e, std::size_t column) {
 struct Field {
   bool present = false;
   const char* type = "null";
-  std::string value;  // when type is "string"
+  std::string value;  // when type is "string", or "integer" (its decimal text: 3 -> "3")
 };
 
 class RecordReader : public nlohmann::json_sax<json> {
@@ -71,9 +71,9 @@ class RecordReader : public nlohmann::json_sax<json> {
 
   bool null() override { return scalar("null"); }
   bool boolean(bool) override { return scalar("boolean"); }
-  bool number_integer(number_integer_t) override { return scalar("number"); }
-  bool number_unsigned(number_unsigned_t) override { return scalar("number"); }
-  bool number_float(number_float_t, const string_t&) override { return scalar("number"); }
+  bool number_integer(number_integer_t val) override { return integer(std::to_string(val)); }
+  bool number_unsigned(number_unsigned_t val) override { return integer(std::to_string(val)); }
+  bool number_float(number_float_t, const string_t&) override { return scalar("float"); }
   bool string(string_t& val) override {
     if (Field* f = slot()) f->value = std::move(val);
     return scalar("string");
@@ -104,6 +104,11 @@ class RecordReader : public nlohmann::json_sax<json> {
       f->type = type;
       if (std::strcmp(type, "string") != 0) f->value.clear();
     }
+    return true;
+  }
+  bool integer(std::string text) {
+    scalar("integer");
+    if (Field* f = slot()) f->value = std::move(text);
     return true;
   }
   bool open(const char* type) {
@@ -349,8 +354,9 @@ Example parse_jsonl_record(std::string_view line, const std::string& where, bool
     if (require_label) throw Error(where + ": missing \"label\"");
     return ex;
   }
-  if (std::strcmp(label.type, "string") != 0) {
-    throw Error(where + ": \"label\" must be a string, got " + std::string(label.type));
+  // An integer label (3) is read as its text ("3"), as class names are strings.
+  if (std::strcmp(label.type, "string") != 0 && std::strcmp(label.type, "integer") != 0) {
+    throw Error(where + ": \"label\" must be a string or an integer, got " + std::string(label.type));
   }
   take_label(ex, label.value, where, require_label, "empty \"label\"");
   return ex;

@@ -43,9 +43,10 @@ struct Example {
 std::vector<Example> read_examples(const std::string& path, DataFormat format,
                                    bool require_labels);
 
-// Parses one JSON Lines record (used for files and for `predict --input jsonl` on stdin).
+// Parses one JSON Lines record (used for files and for `predict --data-format jsonl`).
 // `where` is "file:line" for messages. The label may be absent when !require_label.
-// Other keys are ignored, whatever they hold; a leading BOM is skipped.
+// Other keys are ignored, whatever they hold; a leading BOM is skipped. An integer label
+// (3) is read as its text ("3"); any other non-string label is an error naming its type.
 Example parse_jsonl_record(std::string_view line, const std::string& where, bool require_label);
 
 struct Document {
