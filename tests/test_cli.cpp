@@ -268,6 +268,33 @@ TEST_CASE("integer jsonl labels are read as their text and come back as \"3\"", 
   CHECK(json::parse(evaluated.out)["per_class"]["3"]["support"] == 2);
 }
 
+TEST_CASE("train refuses a path that is not UTF-8 up front, naming the key, and writes nothing", "[cli][train]") {
+  TempDir tmp;
+  const std::filesystem::path odd = tmp.path / "odd\xff";  // a folder name that is not UTF-8
+  std::filesystem::create_directories(odd);
+  write(odd / "train.jsonl", "{\"label\": \"a\", \"text\": \"one\"}\n{\"label\": \"b\", \"text\": \"two\"}\n");
+  write(odd / "c.json", "{\"data\": {\"train\": \"train.jsonl\"}, \"trainer\": {\"epochs\": 1}}");
+  const std::string out = (tmp.path / "run").string();
+  const std::string quick = "train --quiet --config " + source_path("configs/quickstart.json") + " --output " + out;
+
+  check_user_error(run(han_cmd(quick + " --set data.train=" + (odd / "train.jsonl").string())),
+                   "data.train: path");
+  check_user_error(run(han_cmd(quick + " --set data.train=x.jsonl --set data.dev=" + (odd / "train.jsonl").string())),
+                   "data.dev: path");
+  // A relative path in a config resolves against the config's folder, which is not UTF-8.
+  const RunResult in_folder = run(han_cmd("train --quiet --config " + (odd / "c.json").string() + " --output " + out));
+  check_user_error(in_folder, (odd / "c.json").string() + ": data.train: path");
+  // Run from inside that folder: the current folder joins the path when it is made absolute.
+  const RunResult from_inside = run("cd " + odd.string() + " && " + han_cmd("train --quiet --config c.json --output " + out));
+  check_user_error(from_inside, "data.train: path");
+  CHECK(from_inside.err.find("is not valid UTF-8 (byte 0xFF at offset") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(tmp.path / "run" / "config.json"));
+  check_user_error(run(han_cmd("train --quiet --config " + source_path("configs/quickstart.json") + " --output " +
+                               (odd / "run").string())),
+                   "--output: path");
+  CHECK_FALSE(std::filesystem::exists(odd / "run"));
+}
+
 TEST_CASE("predict: --data-format is the new name of --input, which still works with a warning", "[cli][predict]") {
   const CliFixture& f = cli_fixture();
   const std::string record = "{\"text\": \"great fun\", \"label\": \"pos\"}\n";
