@@ -26,7 +26,7 @@ echo "A charming, funny and clever film. Loved it!" > runs/quickstart/examples/g
 $han predict --model "$model" --format json runs/quickstart/examples/*.txt
 
 echo "== predict: attention as HTML (runs/quickstart/explain.html)"
-head -n 5 data/test.jsonl | $han predict --model "$model" --input jsonl --format html > runs/quickstart/explain.html
+head -n 5 data/test.jsonl | $han predict --model "$model" --data-format jsonl --format html > runs/quickstart/explain.html
 
 echo "== evaluate on data/test.jsonl"
 $han eval --model "$model" --data data/test.jsonl

@@ -149,7 +149,7 @@ TEST_CASE("predict on files: tsv with paths, json with top-k and explanations, s
     CHECK(html.out.find(external) == std::string::npos);
   CHECK(html.out.find("masterpiece") != std::string::npos);
 
-  const RunResult jsonl = run(han_cmd("predict --input jsonl --model " + f.model),
+  const RunResult jsonl = run(han_cmd("predict --data-format jsonl --model " + f.model),
                               "{\"text\": \"great fun\", \"label\": \"pos\"}\n{\"text\": \"awful\"}\n");
   REQUIRE(jsonl.exit_code == 0);
   const auto jl = lines_of(jsonl.out);
@@ -168,6 +168,149 @@ TEST_CASE("eval prints accuracy, per-class scores and the confusion matrix", "[c
   const json m = json::parse(js.out);
   for (const char* key : {"accuracy", "macro_f1", "per_class", "confusion"}) CHECK(m.contains(key));
   CHECK(m["per_class"]["pos"]["support"].get<int>() + m["per_class"]["neg"]["support"].get<int>() == 500);
+}
+
+TEST_CASE("eval: --data-format is the input format and --format the output, the old --format tsv still reads tsv with a warning", "[cli][eval]") {
+  const CliFixture& f = cli_fixture();
+  TempDir tmp;
+  const std::string data = (tmp.path / "two.tsv").string();
+  write(data, "pos\tA wonderful film.\nneg\tDull and boring.\n");
+  const std::string eval = "eval --model " + f.model + " --data " + data;
+  const RunResult js = run(han_cmd(eval + " --data-format tsv --format json"));
+  INFO(js.err);
+  REQUIRE(js.exit_code == 0);
+  CHECK(json::parse(js.out)["confusion"]["labels"].size() == 2);
+  CHECK(js.err.empty());
+  const RunResult old = run(han_cmd(eval + " --format tsv"));
+  REQUIRE(old.exit_code == 0);
+  CHECK(old.out.find("documents 2") != std::string::npos);
+  CHECK(old.err == "han: warning: eval --format tsv is deprecated for the data format; use --data-format tsv\n");
+  const RunResult old_json = run(han_cmd(eval + " --format tsv --json"));
+  REQUIRE(old_json.exit_code == 0);
+  CHECK(json::parse(old_json.out).contains("accuracy"));
+  CHECK(run(han_cmd(eval + " --format tsv --quiet")).err.empty());
+  check_user_error(run(han_cmd(eval + " --format tsv --data-format tsv")), "pass only --data-format");
+  check_user_error(run(han_cmd(eval + " --data-format tsv --format text --json")), "--json and --format text");
+}
+
+TEST_CASE("eval skips a tsv header row label<TAB>text and says so", "[cli][eval]") {
+  const CliFixture& f = cli_fixture();
+  TempDir tmp;
+  const std::string data = (tmp.path / "with_header.tsv").string();
+  write(data, "\xEF\xBB\xBF LABEL\tText \r\npos\tA wonderful film.\r\nneg\tDull and boring.\r\n");
+  const RunResult r = run(han_cmd("eval --data-format tsv --format json --model " + f.model + " --data " + data));
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(json::parse(r.out)["documents"] == 2);  // the header is no document of class "label"
+  CHECK(r.err == "han: " + data + ":1: header row \"LABEL<TAB>Text\" skipped\n");
+}
+
+TEST_CASE("labels are trimmed the same way in jsonl, tsv and fasttext", "[cli][eval]") {
+  const CliFixture& f = cli_fixture();
+  TempDir tmp;
+  write(tmp.path / "padded.jsonl",
+        "{\"label\": \" pos \", \"text\": \"A wonderful film.\"}\n{\"label\": \"neg\\t\", \"text\": \"Dull.\"}\n");
+  write(tmp.path / "padded.tsv", "pos \tA wonderful film.\n neg\tDull.\n");
+  write(tmp.path / "padded.txt", "__label__pos\v A wonderful film.\n__label__neg Dull.\n");
+  std::vector<json> confusions;
+  for (const char* file : {"padded.jsonl", "padded.tsv", "padded.txt"}) {
+    const std::string format = std::string(file).substr(7) == "txt" ? "fasttext" : std::string(file).substr(7);
+    const RunResult r = run(han_cmd("eval --format json --data-format " + format + " --model " + f.model +
+                                    " --data " + (tmp.path / file).string()));
+    INFO(file << ": " << r.err);
+    REQUIRE(r.exit_code == 0);
+    confusions.push_back(json::parse(r.out)["confusion"]);
+  }
+  CHECK(confusions[0] == confusions[1]);
+  CHECK(confusions[0] == confusions[2]);
+
+  // In training, " spam " and "spam " are one class.
+  write(tmp.path / "train.jsonl",
+        "{\"label\": \" spam \", \"text\": \"buy now\"}\n{\"label\": \"spam\", \"text\": \"cheap pills\"}\n"
+        "{\"label\": \"ham\", \"text\": \"see you at lunch\"}\n");
+  const RunResult train = run(han_cmd("train --quiet --config " + source_path("configs/quickstart.json") + " --output " +
+                                      (tmp.path / "run").string() + " --set data.train=" + (tmp.path / "train.jsonl").string() +
+                                      " --set data.dev= --set data.test= --set trainer.epochs=1 --set tokenizer.min_count=1"
+                                      " --set model.embedding_dim=4 --set model.word_hidden=2 --set model.sentence_hidden=2"
+                                      " --set model.attention_dim=4"));
+  INFO(train.err);
+  REQUIRE(train.exit_code == 0);
+  const RunResult info = run(han_cmd("info --json --model " + (tmp.path / "run" / "model.han").string()));
+  CHECK(json::parse(info.out)["labels"] == json({"ham", "spam"}));
+  write(tmp.path / "spam.tsv", "spam \tbuy cheap pills now\n");
+  CHECK(run(han_cmd("eval --data-format tsv --model " + (tmp.path / "run" / "model.han").string() + " --data " +
+                    (tmp.path / "spam.tsv").string())).exit_code == 0);
+}
+
+TEST_CASE("integer jsonl labels are read as their text and come back as \"3\"", "[cli][train]") {
+  TempDir tmp;
+  write(tmp.path / "train.jsonl",
+        "{\"label\": 3, \"text\": \"buy now\"}\n{\"label\": \"3\", \"text\": \"cheap pills\"}\n"
+        "{\"label\": 7, \"text\": \"see you at lunch\"}\n");
+  const std::string model = (tmp.path / "run" / "model.han").string();
+  const RunResult train = run(han_cmd("train --quiet --config " + source_path("configs/quickstart.json") + " --output " +
+                                      (tmp.path / "run").string() + " --set data.train=" + (tmp.path / "train.jsonl").string() +
+                                      " --set data.dev= --set data.test= --set trainer.epochs=1 --set tokenizer.min_count=1"
+                                      " --set model.embedding_dim=4 --set model.word_hidden=2 --set model.sentence_hidden=2"
+                                      " --set model.attention_dim=4"));
+  INFO(train.err);
+  REQUIRE(train.exit_code == 0);
+  CHECK(json::parse(run(han_cmd("info --json --model " + model)).out)["labels"] == json({"3", "7"}));
+  const RunResult predicted = run(han_cmd("predict --data-format jsonl --format json --top-k 2 --model " + model),
+                                  "{\"label\": 3, \"text\": \"buy cheap pills\"}\n");
+  REQUIRE(predicted.exit_code == 0);
+  const json answer = json::parse(predicted.out);
+  CHECK(answer["gold"] == "3");
+  CHECK(answer["top_k"][0]["label"].is_string());
+  const RunResult evaluated = run(han_cmd("eval --format json --model " + model + " --data " +
+                                          (tmp.path / "train.jsonl").string()));
+  REQUIRE(evaluated.exit_code == 0);
+  CHECK(json::parse(evaluated.out)["per_class"]["3"]["support"] == 2);
+}
+
+TEST_CASE("train refuses a path that is not UTF-8 up front, naming the key, and writes nothing", "[cli][train]") {
+  TempDir tmp;
+  const std::filesystem::path odd = tmp.path / "odd\xff";  // a folder name that is not UTF-8
+  std::filesystem::create_directories(odd);
+  write(odd / "train.jsonl", "{\"label\": \"a\", \"text\": \"one\"}\n{\"label\": \"b\", \"text\": \"two\"}\n");
+  write(odd / "c.json", "{\"data\": {\"train\": \"train.jsonl\"}, \"trainer\": {\"epochs\": 1}}");
+  const std::string out = (tmp.path / "run").string();
+  const std::string quick = "train --quiet --config " + source_path("configs/quickstart.json") + " --output " + out;
+
+  check_user_error(run(han_cmd(quick + " --set data.train=" + (odd / "train.jsonl").string())),
+                   "data.train: path");
+  check_user_error(run(han_cmd(quick + " --set data.train=x.jsonl --set data.dev=" + (odd / "train.jsonl").string())),
+                   "data.dev: path");
+  // A relative path in a config resolves against the config's folder, which is not UTF-8.
+  const RunResult in_folder = run(han_cmd("train --quiet --config " + (odd / "c.json").string() + " --output " + out));
+  check_user_error(in_folder, (odd / "c.json").string() + ": data.train: path");
+  // Run from inside that folder: the current folder joins the path when it is made absolute.
+  const RunResult from_inside = run("cd " + odd.string() + " && " + han_cmd("train --quiet --config c.json --output " + out));
+  check_user_error(from_inside, "data.train: path");
+  CHECK(from_inside.err.find("is not valid UTF-8 (byte 0xFF at offset") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(tmp.path / "run" / "config.json"));
+  check_user_error(run(han_cmd("train --quiet --config " + source_path("configs/quickstart.json") + " --output " +
+                               (odd / "run").string())),
+                   "--output: path");
+  CHECK_FALSE(std::filesystem::exists(odd / "run"));
+}
+
+TEST_CASE("predict: --data-format is the new name of --input, which still works with a warning", "[cli][predict]") {
+  const CliFixture& f = cli_fixture();
+  const std::string record = "{\"text\": \"great fun\", \"label\": \"pos\"}\n";
+  const RunResult now = run(han_cmd("predict --data-format jsonl --model " + f.model), record);
+  INFO(now.err);
+  REQUIRE(now.exit_code == 0);
+  CHECK(now.err.empty());
+  for (const char* old_name : {"--input", "-i"}) {
+    const RunResult old = run(han_cmd("predict " + std::string(old_name) + " jsonl --model " + f.model), record);
+    REQUIRE(old.exit_code == 0);
+    CHECK(old.out == now.out);
+    CHECK(old.err == "han: warning: predict --input jsonl is deprecated; use --data-format jsonl\n");
+  }
+  check_user_error(run(han_cmd("predict --input jsonl --data-format lines --model " + f.model), record),
+                   "pass only --data-format");
+  CHECK(run(han_cmd("predict --help")).out.find("--input") == std::string::npos);
 }
 
 TEST_CASE("info shows format version, labels, vocabulary and parameter count", "[cli][info]") {
@@ -486,7 +629,7 @@ TEST_CASE("error messages quote bad input briefly and list choices from the enum
   const auto d = tmp.path;
   SECTION("a huge label is quoted in part, on one short line") {
     write(d / "long_label.tsv", std::string(5000, 'x') + "\tsome text\n");
-    const RunResult r = run(han_cmd("eval --format tsv --model " + f.model + " --data " + (d / "long_label.tsv").string()));
+    const RunResult r = run(han_cmd("eval --data-format tsv --model " + f.model + " --data " + (d / "long_label.tsv").string()));
     check_user_error(r, "long_label.tsv:1: label \"" + std::string(200, 'x') + "\"... is longer than 1024 bytes");
     CHECK(r.err.size() < 400);
   }

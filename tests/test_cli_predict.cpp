@@ -36,7 +36,7 @@ const std::string kBrokenFourth = kGood + kGood + kGood + "{\"text\": \n" + kGoo
 
 TEST_CASE("predict answers the records read before a malformed one, then stops naming file:line", "[cli][predict]") {
   const CliFixture& f = cli_fixture();
-  const RunResult r = run(han_cmd("predict --input jsonl --model " + f.model), kBrokenFourth);
+  const RunResult r = run(han_cmd("predict --data-format jsonl --model " + f.model), kBrokenFourth);
   CHECK(r.exit_code == 2);
   CHECK(lines_of(r.out).size() == 3);
   const auto errs = lines_of(r.err);
@@ -45,7 +45,7 @@ TEST_CASE("predict answers the records read before a malformed one, then stops n
 
   TempDir tmp;
   write(tmp.path / "in.jsonl", kBrokenFourth);
-  const RunResult from_file = run(han_cmd("predict --input jsonl --format json --model " + f.model + " " + (tmp.path / "in.jsonl").string()));
+  const RunResult from_file = run(han_cmd("predict --data-format jsonl --format json --model " + f.model + " " + (tmp.path / "in.jsonl").string()));
   CHECK(from_file.exit_code == 2);
   CHECK(lines_of(from_file.out).size() == 3);
   CHECK_THAT(from_file.err, Catch::Contains("in.jsonl:4: malformed JSON"));
@@ -56,7 +56,7 @@ TEST_CASE("predict answers the lines of earlier sources before a read error", "[
   TempDir tmp;
   write(tmp.path / "a.txt", "good\nbad\n");
   // stdin is a directory: opening it fails after a.txt is answered.
-  const RunResult r = run(han_cmd("predict --input lines --model " + f.model + " " + (tmp.path / "a.txt").string() + " - < " +
+  const RunResult r = run(han_cmd("predict --data-format lines --model " + f.model + " " + (tmp.path / "a.txt").string() + " - < " +
                                   tmp.path.string()));
   CHECK(r.exit_code == 2);
   CHECK(lines_of(r.out).size() == 2);
@@ -67,7 +67,7 @@ TEST_CASE("predict answers the lines of earlier sources before a read error", "[
 
 TEST_CASE("predict --on-error skip answers a bad record in place with an error row and goes on", "[cli][predict]") {
   const CliFixture& f = cli_fixture();
-  const RunResult js = run(han_cmd("predict --input jsonl --format json --on-error skip --model " + f.model), kBrokenFourth);
+  const RunResult js = run(han_cmd("predict --data-format jsonl --format json --on-error skip --model " + f.model), kBrokenFourth);
   INFO(js.err);
   CHECK(js.exit_code == 0);
   const auto rows = lines_of(js.out);
@@ -82,7 +82,7 @@ TEST_CASE("predict --on-error skip answers a bad record in place with an error r
   REQUIRE(warnings.size() == 1);
   CHECK_THAT(warnings[0], Catch::Contains("<stdin>:4: malformed JSON"));
 
-  const RunResult tsv = run(han_cmd("predict --input jsonl --on-error skip --top-k 2 --model " + f.model), kBrokenFourth);
+  const RunResult tsv = run(han_cmd("predict --data-format jsonl --on-error skip --top-k 2 --model " + f.model), kBrokenFourth);
   CHECK(tsv.exit_code == 0);
   const auto trows = lines_of(tsv.out);
   REQUIRE(trows.size() == 6);
@@ -100,20 +100,20 @@ TEST_CASE("predict --on-error skip names the first 10 bad records, counts the re
   const CliFixture& f = cli_fixture();
   std::string input = kGood;
   for (int i = 0; i < 15; ++i) input += "not json\n";
-  const RunResult r = run(han_cmd("predict --input jsonl --on-error skip --model " + f.model), input);
+  const RunResult r = run(han_cmd("predict --data-format jsonl --on-error skip --model " + f.model), input);
   CHECK(r.exit_code == 0);
   CHECK(lines_of(r.out).size() == 16);
   const auto warnings = lines_of(r.err);
   REQUIRE(warnings.size() == 11);
   CHECK_THAT(warnings[10], Catch::Contains("15 bad records skipped"));
 
-  const RunResult none = run(han_cmd("predict --input jsonl --on-error skip --model " + f.model), "not json\n[1]\n");
+  const RunResult none = run(han_cmd("predict --data-format jsonl --on-error skip --model " + f.model), "not json\n[1]\n");
   CHECK(none.exit_code == 2);
   CHECK(lines_of(none.out).size() == 2);
   CHECK_THAT(none.err, Catch::Contains("none of the 2 records could be read"));
 }
 
-TEST_CASE("predict --input files --on-error skip answers a missing file with an error row", "[cli][predict]") {
+TEST_CASE("predict --data-format files --on-error skip answers a missing file with an error row", "[cli][predict]") {
   const CliFixture& f = cli_fixture();
   TempDir tmp;
   write(tmp.path / "a.txt", "A wonderful film");
@@ -138,10 +138,10 @@ TEST_CASE("predict json gives every line an id: the record's own, else the line 
     return out;
   };
   CHECK(ids("", "good\n\nbad\n") == std::vector<json>{1, 2, 3});
-  CHECK(ids("--input jsonl",
+  CHECK(ids("--data-format jsonl",
             "{\"id\": \"a7\", \"text\": \"good\"}\n{\"text\": \"bad\", \"id\": 42}\n\n{\"text\": \"x\", \"id\": null}\n") ==
         std::vector<json>{"a7", 42, 3, 4});
-  const RunResult object_id = run(han_cmd("predict --input jsonl --model " + f.model), "{\"text\": \"x\", \"id\": {}}\n");
+  const RunResult object_id = run(han_cmd("predict --data-format jsonl --model " + f.model), "{\"text\": \"x\", \"id\": {}}\n");
   CHECK(object_id.exit_code == 2);
   CHECK_THAT(object_id.err, Catch::Contains("<stdin>:1: \"id\" must be a string or a number, got object"));
 }
@@ -152,7 +152,7 @@ TEST_CASE("predict over several sources names each row's source, '-' included at
   write(tmp.path / "a.txt", "good\nbad\n");
   write(tmp.path / "b.txt", "fine\n");
   const std::string a = (tmp.path / "a.txt").string(), b = (tmp.path / "b.txt").string();
-  const RunResult tsv = run(han_cmd("predict --input lines --model " + f.model + " " + a + " - " + b), "from stdin\n");
+  const RunResult tsv = run(han_cmd("predict --data-format lines --model " + f.model + " " + a + " - " + b), "from stdin\n");
   REQUIRE(tsv.exit_code == 0);
   std::vector<std::string> sources;
   for (const std::string& row : lines_of(tsv.out)) {
@@ -161,7 +161,7 @@ TEST_CASE("predict over several sources names each row's source, '-' included at
   }
   CHECK(sources == std::vector<std::string>{a, a, "<stdin>", b});
 
-  const RunResult js = run(han_cmd("predict --input lines --format json --model " + f.model + " " + a + " " + b));
+  const RunResult js = run(han_cmd("predict --data-format lines --format json --model " + f.model + " " + a + " " + b));
   REQUIRE(js.exit_code == 0);
   const json last = json::parse(lines_of(js.out).back());
   CHECK(last["path"] == b);
@@ -176,7 +176,7 @@ TEST_CASE("predict over several sources names each row's source, '-' included at
 
 TEST_CASE("predict tsv keeps one column count: a gold column for every jsonl record", "[cli][predict]") {
   const CliFixture& f = cli_fixture();
-  const RunResult r = run(han_cmd("predict --input jsonl --top-k 5 --model " + f.model),
+  const RunResult r = run(han_cmd("predict --data-format jsonl --top-k 5 --model " + f.model),
                           "{\"text\": \"great\", \"label\": \"pos\"}\n{\"text\": \"awful\"}\n\n");
   REQUIRE(r.exit_code == 0);
   const auto rows = lines_of(r.out);

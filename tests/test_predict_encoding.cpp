@@ -48,7 +48,7 @@ TEST_CASE("predict answers what the library answers for the documents eval reads
   REQUIRE(trained.exit_code == 0);
   const std::string model = dir.file("run/model.han");
 
-  const RunResult predicted = run(han_cmd("predict --model " + model + " --input jsonl --format json --top-k 2 " + dev_path));
+  const RunResult predicted = run(han_cmd("predict --model " + model + " --data-format jsonl --format json --top-k 2 " + dev_path));
   INFO(predicted.err);
   REQUIRE(predicted.exit_code == 0);
   const auto lines = lines_of(predicted.out);

@@ -1,9 +1,11 @@
-// han eval --model FILE --data FILE [--format F] [--json]
+// han eval --model FILE --data FILE [--data-format F] [--format text|json]
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <string>
+#include <vector>
 
 #include "commands.h"
 #include "han/core/config_enums.h"
@@ -21,17 +23,39 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 }
 
 struct EvalArgs {
-  std::string model, data, format;
-  bool json = false;
+  std::string model, data;
+  std::string data_format;  // "": the model's data.format
+  std::string format;       // output: text | json (or, deprecated, a data format)
+  bool json = false;        // short for --format json
   int batch_size = 64;
   int threads = 0;
   LogOptions log;
 };
 
-void run_eval(const EvalArgs& a) {
+// --format named the data format before --data-format did: `--format tsv` still reads tsv
+// (with a warning), and the output stays text.
+void resolve_formats(EvalArgs& a) {
+  if (a.format.empty() || a.format == "text" || a.format == "json") return;
+  if (!a.data_format.empty())
+    throw han::Error("--format " + a.format + " is a data format (deprecated spelling) and --data-format " +
+                     a.data_format + " is given too; pass only --data-format");
+  warn_deprecated("eval --format " + a.format + " is deprecated for the data format; use --data-format " + a.format);
+  a.data_format = a.format;
+  a.format.clear();
+}
+
+bool json_output(const EvalArgs& a) {
+  if (a.json && a.format == "text") throw han::Error("--json and --format text disagree; pass one of them");
+  return a.json || a.format == "json";
+}
+
+void run_eval(EvalArgs& a) {
+  resolve_formats(a);
   setup_logging(a.log);
+  const bool as_json = json_output(a);
   const Classifier c = load_classifier(a.model);
-  const DataFormat format = a.format.empty() ? c.config.data.format : parse_enum<DataFormat>(a.format, "--format");
+  const DataFormat format =
+      a.data_format.empty() ? c.config.data.format : parse_enum<DataFormat>(a.data_format, "--data-format");
   const auto read_start = std::chrono::steady_clock::now();
   const std::vector<Example> examples = read_examples(a.data, format, true);
   if (examples.empty()) throw han::Error(a.data + ": no documents to evaluate");
@@ -55,7 +79,7 @@ void run_eval(const EvalArgs& a) {
   j["seconds"] = seconds;
   j["docs_per_second"] = static_cast<double>(docs.size()) / std::max(seconds, 1e-9);
   j["tokens_per_second"] = static_cast<double>(tokens) / std::max(seconds, 1e-9);
-  const std::string text = a.json ? j.dump() + "\n" : metrics_to_text(m, c.labels);
+  const std::string text = as_json ? j.dump() + "\n" : metrics_to_text(m, c.labels);
   std::fputs(text.c_str(), stdout);
   if (std::fflush(stdout) != 0) throw han::Error("cannot write output", 1);
 }
@@ -66,12 +90,18 @@ void add_eval_command(CLI::App& app) {
   auto args = std::make_shared<EvalArgs>();
   CLI::App* cmd = app.add_subcommand("eval", "Accuracy, macro-F1, per-class scores and confusion matrix on labelled data");
   cmd->add_option("-m,--model", args->model, "Model file (model.han)")->required()->type_name("FILE");
-  cmd->add_option("-d,--data", args->data, "Labelled data file (or folder for --format folder)")
+  cmd->add_option("-d,--data", args->data, "Labelled data file (or folder for --data-format folder)")
       ->required()
       ->type_name("FILE");
-  cmd->add_option("--format", args->format, "Data format (default: the model's data.format)")
+  cmd->add_option("--data-format", args->data_format, "Data format (default: the model's data.format)")
       ->check(CLI::IsMember(enum_names<DataFormat>()));
-  cmd->add_flag("--json", args->json, "One JSON object instead of tables");
+  std::vector<std::string> formats{"text", "json"};
+  const std::vector<std::string> data_formats = enum_names<DataFormat>();
+  formats.insert(formats.end(), data_formats.begin(), data_formats.end());  // the deprecated spelling
+  cmd->add_option("--format", args->format, "Output: text (tables) or json (one object)")
+      ->check(CLI::IsMember(formats).description(""))
+      ->type_name("{text,json}");
+  cmd->add_flag("--json", args->json, "Same as --format json");
   cmd->add_option("-b,--batch-size", args->batch_size, "Documents per batch")->default_val(64)->check(CLI::Range(1, 100000));
   cmd->add_option("-t,--threads", args->threads, "Threads (0 = all cores)")->default_val(0)->check(CLI::Range(0, 1024));
   add_log_options(*cmd, args->log);

@@ -150,7 +150,7 @@ void read_document_file(Runner& runner, const std::string& path) {
 // the line number.
 void take_record_id(PredictItem& item, const Example& e, const std::string& where) {
   if (e.id_type == "string") item.id = e.id;
-  else if (e.id_type == "number") item.id = nlohmann::ordered_json::parse(e.id);
+  else if (e.id_type == "integer" || e.id_type == "float") item.id = nlohmann::ordered_json::parse(e.id);
   else if (!e.id_type.empty() && e.id_type != "null")
     throw han::Error(where + ": \"id\" must be a string or a number, got " + e.id_type);
 }
@@ -208,7 +208,7 @@ void check_args(PredictArgs& a) {
   if (std::count(a.paths.begin(), a.paths.end(), "-") > 1)
     throw han::Error("'-' is given more than once: stdin can be read only once");
   if (a.input == "files" && a.paths.empty())
-    throw han::Error("--input files needs file paths, or '-' for all of stdin as one document");
+    throw han::Error("--data-format files needs file paths, or '-' for all of stdin as one document");
   if (a.input.empty()) a.input = a.paths.empty() || a.paths == std::vector<std::string>{"-"} ? "lines" : "files";
   if (a.paths.empty()) a.paths.push_back("-");
 }
@@ -253,11 +253,12 @@ void add_predict_command(CLI::App& app) {
   cmd->add_option("-f,--format", args->format, "Output: tsv (label, probability), json (one object per line), html (a page)")
       ->check(CLI::IsMember({"tsv", "json", "html"}))
       ->default_val("tsv");
-  cmd->add_option("-i,--input", args->input, "lines: one document per line; files: each path one document; jsonl: records with a \"text\" field")
+  cmd->add_option("--data-format", args->input, "lines: one document per line; files: each path one document; jsonl: records with a \"text\" field")
       ->check(CLI::IsMember({"lines", "files", "jsonl"}));
   cmd->add_option("--on-error", args->on_error, "A record that cannot be read: stop (after answering the ones before it) or skip (an error row in its place)")
       ->check(CLI::IsMember({"stop", "skip"}))
       ->default_val("stop");
+  add_deprecated_alias(*cmd, "-i,--input", args->input, "--data-format")->check(CLI::IsMember({"lines", "files", "jsonl"}));
   cmd->add_option("-k,--top-k", args->top_k, "Best K labels per document")->default_val(1);
   cmd->add_flag("-e,--explain", args->explain, "json: add sentence and word attention weights");
   cmd->add_option("-b,--batch-size", args->batch_size, "Documents per batch (and per output flush)")->default_val(64);

@@ -38,9 +38,15 @@ PreparedRun prepare_run(const TrainArgs& a) {
   if (a.config.empty() == a.resume.empty()) throw han::Error("train needs exactly one of --config FILE or --resume DIR");
   if (!a.resume.empty() && (!a.overrides.empty() || !a.output.empty() || a.overwrite))
     throw han::Error("--resume continues a run as it was configured: it takes no --set, --output or --overwrite");
-  if (!a.resume.empty()) return reopen_run(a.resume);
+  // The folder is named in the JSON summary (its model path): refused before any work.
+  if (!a.resume.empty()) {
+    require_utf8_path("--resume", a.resume);
+    return reopen_run(a.resume);
+  }
+  const std::string output = a.output.empty() ? default_output(a.config) : a.output;
+  require_utf8_path(a.output.empty() ? "--output (default: runs/<config name>)" : "--output", output);
   Config cfg = load_config_file(a.config, a.overrides);
-  return plan_run(std::move(cfg), a.output.empty() ? default_output(a.config) : a.output, a.overwrite);
+  return plan_run(std::move(cfg), output, a.overwrite);
 }
 
 // A new run that fails before it trained (a missing embeddings file, say) leaves no

@@ -9,6 +9,9 @@
 #include <cmath>
 #include <cstdio>
 #include <memory>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "han/core/error.h"
 
@@ -16,6 +19,9 @@ namespace han::cli {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// Deprecation warnings waiting for setup_logging.
+std::vector<std::string> g_deprecations;
 
 // Whether a progress bar is on stderr's last line (there is one bar at a time).
 bool g_bar_drawn = false;
@@ -55,6 +61,25 @@ void setup_logging(const LogOptions& options) {
   logger->set_pattern("han: %v");
   spdlog::set_default_logger(logger);
   spdlog::set_level(options.quiet ? spdlog::level::err : spdlog::level::from_str(options.level));
+  for (const std::string& message : g_deprecations) spdlog::warn("warning: {}", message);
+  g_deprecations.clear();
+}
+
+void warn_deprecated(std::string message) { g_deprecations.push_back(std::move(message)); }
+
+CLI::Option* add_deprecated_alias(CLI::App& cmd, const std::string& old_names, std::string& variable,
+                                  const std::string& new_name) {
+  const std::string old_name = old_names.substr(old_names.rfind(',') + 1);
+  const std::string verb = cmd.get_name();
+  const CLI::Option* renamed = cmd.get_option(new_name);
+  // Values are checked once every argument is read, so both spellings' counts are known.
+  return cmd.add_option(old_names, variable, "Deprecated: use " + new_name)
+      ->group("")  // hidden from --help
+      ->each([verb, old_name, new_name, renamed](const std::string& value) {
+        if (renamed->count() > 0)
+          throw Error(old_name + " is the old name of " + new_name + ": pass only " + new_name);
+        warn_deprecated(verb + " " + old_name + " " + value + " is deprecated; use " + new_name + " " + value);
+      });
 }
 
 bool show_progress(const LogOptions& options) {

@@ -19,6 +19,13 @@ void add_log_options(CLI::App& cmd, LogOptions& options);
 // Configures spdlog from the options (call at the start of a callback). A log line
 // erases a progress bar drawn on stderr; the bar's next update draws it again below.
 void setup_logging(const LogOptions& options);
+// A deprecated spelling on the command line: "han: warning: MESSAGE" is logged by the
+// next setup_logging (options are parsed before logging exists, and --quiet applies).
+void warn_deprecated(std::string message);
+// Declares `old_names` (e.g. "-i,--input") as a hidden, still working spelling of
+// `new_name`, storing into the same variable; using it queues a warning naming the new one.
+CLI::Option* add_deprecated_alias(CLI::App& cmd, const std::string& old_names, std::string& variable,
+                                  const std::string& new_name);
 // Whether to draw a progress bar: --progress, or stderr is a terminal (and not --quiet).
 bool show_progress(const LogOptions& options);
 

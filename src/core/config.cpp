@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <filesystem>
 #include <memory>
 #include <set>
@@ -13,6 +14,7 @@
 #include "han/core/input_stream.h"
 #include "han/core/suggest.h"
 #include "han/core/json_text.h"
+#include "han/core/utf8.h"
 
 namespace han {
 namespace {
@@ -301,6 +303,7 @@ struct Parser {
     if (!v) return;
     if (!v->is_string()) type_error(name, "a string", *v);
     out = v->get<std::string>();
+    require_utf8_path(where(name), out);
   }
 
   void optional_path(const char* name, std::string& out, const char*) {
@@ -312,6 +315,7 @@ struct Parser {
     }
     if (!v->is_string()) type_error(name, "a string or null", *v);
     out = v->get<std::string>();
+    require_utf8_path(where(name), out);
   }
 
   template <class E>
@@ -435,6 +439,27 @@ struct PathResolver {
   void real(const char*, double&, RealRange, const char*) {}
   void path(const char*, std::string& v, const char*) { resolve(v); }
   void optional_path(const char*, std::string& v, const char*) { resolve(v); }
+  template <class E>
+  void enumeration(const char*, E&, const char*) {}
+};
+
+// Every path of a config, checked once it is final (joined to a folder that may not be
+// UTF-8 itself); `prefix` names where the config came from.
+struct PathChecker {
+  std::string prefix;
+  std::string section_name;
+
+  template <class S>
+  void section(const char* name, S& s) {
+    section_name = name;
+    visit_fields(s, *this);
+  }
+  void boolean(const char*, bool&, const char*) {}
+  template <class Int>
+  void integer(const char*, Int&, IntRange, const char*) {}
+  void real(const char*, double&, RealRange, const char*) {}
+  void path(const char* n, std::string& v, const char*) { require_utf8_path(prefix + section_name + "." + n, v); }
+  void optional_path(const char* n, std::string& v, const char* d) { path(n, v, d); }
   template <class E>
   void enumeration(const char*, E&, const char*) {}
 };
@@ -597,7 +622,24 @@ Config load_config_file(const std::string& path, const std::vector<std::string>&
   Config c = config_from_json(j, path);
   PathResolver r{std::filesystem::path(path).parent_path()};
   visit_sections(c, r);
+  require_utf8_paths(c, path);
   return c;
+}
+
+void require_utf8_path(const std::string& what, const std::string& path) {
+  const std::size_t bad = first_invalid_utf8(path);
+  if (bad == path.size()) return;
+  char byte[8];
+  std::snprintf(byte, sizeof byte, "0x%02X", static_cast<unsigned char>(path[bad]));
+  throw Error(what + ": path " + quote_excerpt(path) + " is not valid UTF-8 (byte " + byte + " at offset " +
+              std::to_string(bad) + "); han stores paths as JSON text (config.json, the model), so rename the "
+              "file or folder");
+}
+
+void require_utf8_paths(const Config& c, const std::string& origin) {
+  Config copy = c;  // the visitors take mutable references; nothing is changed
+  PathChecker checker{prefix_of(origin), ""};
+  visit_sections(copy, checker);
 }
 
 std::vector<std::string> config_key_paths() {

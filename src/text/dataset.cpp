@@ -1,11 +1,14 @@
 #include "han/text/dataset.h"
 
+#include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstring>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string_view>
 #include <system_error>
 #include <unordered_map>
@@ -33,14 +36,14 @@ std::string_view strip_bom(std::string_view s) {
   return s;
 }
 
-bool is_blank(std::string_view s) {
-  return s.find_first_not_of(" \t\r\f\v") == std::string_view::npos;
-}
+constexpr const char* kAsciiSpace = " \t\n\r\f\v";
+
+bool is_blank(std::string_view s) { return s.find_first_not_of(kAsciiSpace) == std::string_view::npos; }
 
 std::string_view trim(std::string_view s) {
-  const auto b = s.find_first_not_of(" \t\r\f\v");
+  const auto b = s.find_first_not_of(kAsciiSpace);
   if (b == std::string_view::npos) return {};
-  const auto e = s.find_last_not_of(" \t\r\f\v");
+  const auto e = s.find_last_not_of(kAsciiSpace);
   return s.substr(b, e - b + 1);
 }
 
@@ -56,7 +59,7 @@ std::string syntax_error(const json::exception& e, std::size_t column) {
 struct Field {
   bool present = false;
   const char* type = "null";
-  std::string value;  // a string's value, a number's text
+  std::string value;  // a string's value; a number's text (3 -> "3"; a float as written)
 };
 
 class RecordReader : public nlohmann::json_sax<json> {
@@ -68,9 +71,9 @@ class RecordReader : public nlohmann::json_sax<json> {
   bool null() override { return scalar("null"); }
   bool boolean(bool) override { return scalar("boolean"); }
   // A number's text is made only for a kept field (records may hold long number arrays).
-  bool number_integer(number_integer_t v) override { return scalar("number", slot() ? std::to_string(v) : ""); }
-  bool number_unsigned(number_unsigned_t v) override { return scalar("number", slot() ? std::to_string(v) : ""); }
-  bool number_float(number_float_t, const string_t& raw) override { return scalar("number", slot() ? raw : ""); }
+  bool number_integer(number_integer_t v) override { return scalar("integer", slot() ? std::to_string(v) : ""); }
+  bool number_unsigned(number_unsigned_t v) override { return scalar("integer", slot() ? std::to_string(v) : ""); }
+  bool number_float(number_float_t, const string_t& raw) override { return scalar("float", slot() ? raw : ""); }
   bool string(string_t& val) override { return scalar("string", std::move(val)); }
   bool binary(binary_t&) override { return scalar("binary"); }
   bool start_object(std::size_t) override { return open("object"); }
@@ -137,11 +140,26 @@ void check_label(std::string_view label, const std::string& where) {
   }
 }
 
+// The one label rule of every line format: surrounding ASCII whitespace is trimmed (so
+// " spam " in jsonl and "spam " in tsv are one class); nothing left is `empty_message` when
+// labels are required, else no label; what is left must pass check_label.
+void take_label(Example& ex, std::string_view raw, const std::string& where, bool require_label,
+                const char* empty_message) {
+  const std::string_view label = trim(raw);
+  if (label.empty()) {
+    if (require_label) throw Error(where + ": " + empty_message);
+    return;
+  }
+  check_label(label, where);
+  ex.label = std::string(label);
+  ex.has_label = true;
+}
+
 Example parse_fasttext_line(std::string_view line, const std::string& where, bool require_label) {
   Example ex;
   ex.source = where;
   std::string_view rest = line;
-  bool first = true;
+  std::optional<std::string_view> label;  // the first __label__ only
   for (;;) {
     const auto b = rest.find_first_not_of(" \t");
     if (b == std::string_view::npos) {
@@ -152,21 +170,13 @@ Example parse_fasttext_line(std::string_view line, const std::string& where, boo
     if (rest.substr(0, kFastTextPrefix.size()) != kFastTextPrefix) break;
     auto e = rest.find_first_of(" \t");
     if (e == std::string_view::npos) e = rest.size();
-    if (first) {
-      ex.label = std::string(rest.substr(kFastTextPrefix.size(), e - kFastTextPrefix.size()));
-      ex.has_label = true;
-      first = false;
-    }
+    if (!label) label = rest.substr(kFastTextPrefix.size(), e - kFastTextPrefix.size());
     rest.remove_prefix(e);  // later labels are dropped, not kept as text
   }
-  if (require_label && !ex.has_label) {
+  if (require_label && !label) {
     throw Error(where + ": missing label (expected \"__label__NAME text\")");
   }
-  if (ex.has_label && ex.label.empty()) {
-    if (require_label) throw Error(where + ": empty label after \"__label__\"");
-    ex.has_label = false;
-  }
-  if (ex.has_label) check_label(ex.label, where);
+  if (label) take_label(ex, *label, where, require_label, "empty label after \"__label__\"");
   ex.text = std::string(rest);
   return ex;
 }
@@ -180,16 +190,27 @@ Example parse_tsv_line(std::string_view line, const std::string& where, bool req
     ex.text = std::string(line);
     return ex;
   }
-  const std::string_view label = trim(line.substr(0, tab));
-  if (label.empty()) {
-    if (require_label) throw Error(where + ": empty label before the tab");
-  } else {
-    check_label(label, where);
-    ex.label = std::string(label);
-    ex.has_label = true;
-  }
+  take_label(ex, line.substr(0, tab), where, require_label, "empty label before the tab");
   ex.text = std::string(line.substr(tab + 1));
   return ex;
+}
+
+bool equals_ignoring_case(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+// A tsv file's first line "label<TAB>text" (any case, fields trimmed) names the columns:
+// it is dropped rather than read as a document of class "label". Nothing else is guessed.
+void drop_tsv_header(std::vector<Example>& examples, const std::string& path) {
+  if (examples.empty() || examples.front().source != path + ":1") return;
+  const Example& first = examples.front();
+  if (!first.has_label || !equals_ignoring_case(first.label, "label") ||
+      !equals_ignoring_case(trim(first.text), "text"))
+    return;
+  spdlog::info("{}: header row \"{}<TAB>{}\" skipped", first.source, first.label, trim(first.text));
+  examples.erase(examples.begin());
 }
 
 Example parse_line(std::string_view line, const std::string& where, DataFormat format,
@@ -326,23 +347,20 @@ Example parse_jsonl_record(std::string_view line, const std::string& where, bool
     if (require_label) throw Error(where + ": missing \"label\"");
     return ex;
   }
-  if (std::strcmp(label.type, "string") != 0) {
-    throw Error(where + ": \"label\" must be a string, got " + std::string(label.type));
+  // An integer label (3) is read as its text ("3"), as class names are strings.
+  if (std::strcmp(label.type, "string") != 0 && std::strcmp(label.type, "integer") != 0) {
+    throw Error(where + ": \"label\" must be a string or an integer, got " + std::string(label.type));
   }
-  if (label.value.empty()) {
-    if (require_label) throw Error(where + ": empty \"label\"");
-    return ex;
-  }
-  check_label(label.value, where);
-  ex.label = std::move(reader.label.value);
-  ex.has_label = true;
+  take_label(ex, label.value, where, require_label, "empty \"label\"");
   return ex;
 }
 
 std::vector<Example> read_examples(const std::string& path, DataFormat format,
                                    bool require_labels) {
   if (format == DataFormat::folder) return read_folder(path);
-  return read_line_file(path, format, require_labels);
+  std::vector<Example> examples = read_line_file(path, format, require_labels);
+  if (format == DataFormat::tsv) drop_tsv_header(examples, path);
+  return examples;
 }
 
 std::int64_t Document::tokens() const {

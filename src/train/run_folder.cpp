@@ -67,6 +67,7 @@ PreparedRun plan_run(Config cfg, const std::string& folder, bool overwrite) {
   HAN_ASSERT(!folder.empty());
   for (std::string* path : {&cfg.data.train, &cfg.data.dev, &cfg.data.test, &cfg.model.embeddings})
     if (!path->empty() && !is_stdin_name(*path)) *path = fs::absolute(*path).lexically_normal().string();
+  require_utf8_paths(cfg, "");  // the current folder joined in may not be UTF-8
   std::error_code ec;
   if (fs::exists(folder, ec) && !fs::is_directory(folder, ec))
     throw Error(folder + ": --output exists and is not a folder");

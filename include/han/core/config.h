@@ -90,12 +90,19 @@ nlohmann::json config_to_json(const Config& c);
 // takes the value that reproduces how that model was made.
 Config stored_config_from_json(const nlohmann::json& j, const std::string& origin);
 
-// Reads a JSON config file; relative data/embedding paths resolve against its folder.
+// Reads a JSON config file; relative data/embedding paths resolve against its folder (a
+// path that is not UTF-8 once resolved is an error naming the key).
 Config load_config_file(const std::string& path, const std::vector<std::string>& overrides = {});
 
 // Applies "key.path=value" overrides (value parsed as JSON, else taken as a string)
 // to a JSON config before it is parsed; unknown key paths are errors.
 void apply_overrides(nlohmann::json& j, const std::vector<std::string>& overrides);
+
+// A path han will store in JSON (config.json, a model's header, the train summary) must be
+// valid UTF-8 to round-trip: else an Error naming `what` (a key path, an option) and the path.
+void require_utf8_path(const std::string& what, const std::string& path);
+// The same for every path of a config; `origin` prefixes the key path in the message.
+void require_utf8_paths(const Config& c, const std::string& origin);
 
 // One line per key: "section.key  default  description", for --help and the README.
 std::string config_reference();

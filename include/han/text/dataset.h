@@ -4,7 +4,9 @@
 // TSV "label<TAB>text"; a folder with one sub-folder per class (each file one document).
 // Errors (han::Error) name the file and line.
 // Lines end at \n, \r\n or a lone \r; a leading UTF-8 byte-order mark is skipped; blank
-// lines are skipped (line numbers still count them). Files are read as a stream, one
+// lines are skipped (line numbers still count them). A tsv file whose first line is
+// "label<TAB>text" (any case, fields trimmed) has a header row: it is skipped, with an info
+// log line naming the file. Files are read as a stream, one
 // line at a time, so memory holds the examples plus the current line only.
 #include <cstddef>
 #include <cstdint>
@@ -21,7 +23,8 @@ namespace han {
 
 // Limits on what a data file may hold (errors name file:line, exit 2):
 // a JSON Lines record longer than kMaxRecordBytes is refused (JSON cannot be cut short);
-// a fasttext/tsv line keeps its first kMaxLineBytes (core/limits.h); a label is non-empty,
+// a fasttext/tsv line keeps its first kMaxLineBytes (core/limits.h); a label (in every line
+// format trimmed of surrounding ASCII whitespace) is non-empty,
 // valid UTF-8, without control characters (tabs, line breaks) and at most kMaxLabelBytes
 // long; a training set has at most kMaxLabels labels.
 constexpr std::size_t kMaxRecordBytes = std::size_t{256} << 20;
@@ -44,10 +47,11 @@ struct Example {
 std::vector<Example> read_examples(const std::string& path, DataFormat format,
                                    bool require_labels);
 
-// Parses one JSON Lines record (used for files and for `predict --input jsonl` on stdin).
+// Parses one JSON Lines record (used for files and for `predict --data-format jsonl`).
 // `where` is "file:line" for messages. The label may be absent when !require_label.
 // Other keys are ignored, whatever they hold ("id" is kept, never checked); a leading BOM
-// is skipped.
+// is skipped. An integer label (3) is read as its text ("3"); any other non-string label is
+// an error naming its type.
 Example parse_jsonl_record(std::string_view line, const std::string& where, bool require_label);
 
 struct Document {
