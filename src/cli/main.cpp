@@ -128,6 +128,7 @@ int main(int raw_argc, char** raw_argv) {
   han::cli::add_eval_command(app);
   han::cli::add_info_command(app);
   han::cli::add_ablate_command(app);
+  han::cli::add_embed_command(app);
   if (const std::optional<int> status = answer_verb(app, argc, argv)) return *status;
   try {
     app.parse(argc, argv);
