@@ -209,7 +209,7 @@ TEST_CASE("skip-gram text: data.train without labels, data.unlabeled and plain f
   }
 }
 
-TEST_CASE("config: the skip-gram settings are written only when set, as before they existed", "[embed][config]") {
+TEST_CASE("config: the skip-gram settings are written only when set or used, as before they existed", "[embed][config]") {
   Config c;
   json j = config_to_json(c);
   CHECK_FALSE(j.contains("embed"));
@@ -221,4 +221,7 @@ TEST_CASE("config: the skip-gram settings are written only when set, as before t
   CHECK(j["embed"]["negative"] == 7);
   CHECK(j["embed"]["window"] == 5);
   CHECK(config_from_json(j, "").embed.negative == 7);
+  c.embed = EmbedConfig{};
+  c.model.embeddings = kPretrainEmbeddings;  // a run that pretrains records the settings it used
+  CHECK(config_to_json(c)["embed"]["epochs"] == 5);
 }

@@ -1,4 +1,4 @@
-// han embed, run through the binary as a user runs it.
+// han embed and model.embeddings = "pretrain", run through the binary as a user runs them.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -100,4 +100,30 @@ TEST_CASE("han embed: bad input is one line naming the file or key, exit 2", "[e
     CHECK(r.err.find("--output") != std::string::npos);
   }
   CHECK_FALSE(std::filesystem::exists(tmp.file("v.txt")));
+}
+
+TEST_CASE("han train with model.embeddings=pretrain: vectors.txt in the run, its words in the vocabulary",
+          "[embed_cli]") {
+  TempDir tmp;
+  // A word the labelled data never uses: only the pretrained vectors can bring it in.
+  const std::string unlabeled = tmp.write("u.txt", plain_text(2) + "zyzzyva rocks zyzzyva\nzyzzyva zyzzyva and zyzzyva\n");
+  const std::string dir = tmp.file("run");
+  const RunResult r = run(han_cmd(
+      "train --config " + source_path("configs/quickstart.json") + " --output " + dir +
+      " --set model.embeddings=pretrain --set data.unlabeled=" + unlabeled +
+      " --set model.embedding_dim=8 --set model.word_hidden=4 --set model.sentence_hidden=4"
+      " --set model.attention_dim=8 --set trainer.epochs=1 --set embed.epochs=1 --set trainer.threads=2"));
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const std::string vectors = dir + "/vectors.txt";
+  REQUIRE(std::filesystem::exists(vectors));
+  CHECK(slurp(vectors).find("\nzyzzyva ") != std::string::npos);
+  // "embeddings: N of M vocabulary words found in DIR/vectors.txt"
+  std::smatch m;
+  REQUIRE(std::regex_search(r.err, m, std::regex("embeddings: (\\d+) of (\\d+) vocabulary words found in (\\S+)")));
+  CHECK(std::stoi(m[1].str()) > 1000);
+  CHECK(m[3] == vectors);
+  CHECK(r.err.find("more from the pretrained vectors") != std::string::npos);
+  CHECK(slurp(dir + "/model.han").find("\"zyzzyva\"") != std::string::npos);
+  CHECK(json::parse(slurp(dir + "/config.json"))["model"]["embeddings"] == "pretrain");
 }

@@ -104,7 +104,7 @@ void visit_fields(ModelConfig& c, V& v) {
   v.enumeration("pooling", c.pooling, "how word and sentence states are pooled");
   v.real("dropout", c.dropout, RealRange{0.0, 1.0, false, true}, "dropout on the document vector");
   v.optional_path("embeddings", c.embeddings,
-                  "pretrained word vectors (word2vec/GloVe text); null = random init");
+                  "word vectors (word2vec/GloVe text), or \"pretrain\" (skip-gram on the text first); null = random init");
   v.boolean("freeze_embeddings", c.freeze_embeddings, "keep the embedding table fixed in training");
 }
 
@@ -436,7 +436,9 @@ struct PathResolver {
   void integer(const char*, Int&, IntRange, const char*) {}
   void real(const char*, double&, RealRange, const char*) {}
   void path(const char*, std::string& v, const char*) { resolve(v); }
-  void optional_path(const char*, std::string& v, const char*) { resolve(v); }
+  void optional_path(const char*, std::string& v, const char*) {
+    if (v != kPretrainEmbeddings) resolve(v);
+  }
   template <class E>
   void enumeration(const char*, E&, const char*) {}
 };
@@ -501,9 +503,10 @@ nlohmann::json config_to_json(const Config& c) {
   // Settings added after han 0.1.0 are left out while they hold their defaults, so a config
   // that does not use them is written as before: model headers, checkpoints and the
   // fingerprints of stored ablation runs stay the same (reading fills in the defaults).
+  // A run that pretrains records its embed settings.
   static const json defaults = all_keys_json(Config{});
   if (out["data"]["unlabeled"] == defaults["data"]["unlabeled"]) out["data"].erase("unlabeled");
-  if (out["embed"] == defaults["embed"]) out.erase("embed");
+  if (out["embed"] == defaults["embed"] && !pretrains_embeddings(c.model)) out.erase("embed");
   return out;
 }
 
@@ -538,7 +541,7 @@ json override_value(const KeyInfo& info, const std::string& override_text, const
   const bool texty = info.kind == Kind::path || info.kind == Kind::enumeration ||
                      (info.kind == Kind::optional_path && !value.is_null());
   if (texty && !value.is_string()) value = text;
-  const bool is_path = info.kind == Kind::path || info.kind == Kind::optional_path;
+  const bool is_path = info.kind == Kind::path || (info.kind == Kind::optional_path && value != kPretrainEmbeddings);
   if (is_path && value.is_string() && !value.get<std::string>().empty() &&
       !std::filesystem::path(value.get<std::string>()).is_absolute())
     value = std::filesystem::absolute(value.get<std::string>()).lexically_normal().string();

@@ -41,7 +41,7 @@ struct ModelConfig {
   MaskMode mask = MaskMode::renorm;
   Pooling pooling = Pooling::attention;
   double dropout = 0.0;           // on the document vector
-  std::string embeddings;         // "" or a word2vec/GloVe text file
+  std::string embeddings;         // "", a word2vec/GloVe text file, or kPretrainEmbeddings
   bool freeze_embeddings = false;
 };
 
@@ -70,7 +70,7 @@ struct TrainerConfig {
   int threads = 0;  // 0 = all cores
 };
 
-// Skip-gram word vectors (han embed), the word2vec recipe.
+// Skip-gram word vectors (han embed, model.embeddings = "pretrain"), the word2vec recipe.
 // Their size is model.embedding_dim; threads and seed are trainer.threads and trainer.seed.
 struct EmbedConfig {
   int window = 5;         // context words on each side, at most (each position draws 1..window)
@@ -80,6 +80,10 @@ struct EmbedConfig {
   double sample = 1e-4;   // frequent-word subsampling threshold; 0 = keep every word
   double lr = 0.025;      // learning rate, decayed linearly to lr * 1e-4
 };
+
+// model.embeddings = "pretrain": han train first trains skip-gram vectors on its own text.
+inline constexpr char kPretrainEmbeddings[] = "pretrain";
+inline bool pretrains_embeddings(const ModelConfig& m) { return m.embeddings == kPretrainEmbeddings; }
 
 struct Config {
   DataConfig data;

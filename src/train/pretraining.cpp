@@ -1,0 +1,36 @@
+#include "han/train/pretraining.h"
+
+#include <spdlog/spdlog.h>
+
+#include <cmath>
+
+#include "han/core/error.h"
+#include "han/embed/skipgram.h"
+#include "han/embed/skipgram_text.h"
+
+namespace han {
+
+WordVectors pretrain_vectors(const Config& cfg) {
+  spdlog::info("pretraining word vectors (skip-gram, dim {}, window {}, {} epochs)", cfg.model.embedding_dim,
+               cfg.embed.window, cfg.embed.epochs);
+  const SkipGramCorpus text = read_skipgram_text(cfg);
+  SkipGramOptions options = skipgram_options(cfg);
+  options.on_progress = [](const SkipGramProgress& p) {
+    const auto percent = static_cast<long>(std::floor(p.fraction * 100));
+    if (percent % 10 == 0) spdlog::info("embed: {}%  {:.0f} words/s", percent, p.words_per_second);
+  };
+  SkipGramStats stats;
+  WordVectors vectors = train_skipgram(text, options, &stats);
+  spdlog::info("embed: {} vectors trained ({:.1f}s, {:.0f} words/s)", vectors.words.size(), stats.seconds,
+               stats.words_per_second());
+  return vectors;
+}
+
+Corpus load_training_corpus(const PreparedRun& run, const WordVectors* pretrained) {
+  if (!pretrains_embeddings(run.config.model)) return load_corpus(run.config);
+  if (pretrained) return load_corpus(run.config, pretrained->words);
+  HAN_ASSERT(run.resume);
+  return load_corpus(run.config, read_vector_words(run.files.vectors));
+}
+
+}  // namespace han
