@@ -8,9 +8,11 @@
 
 #include "support/paths.h"
 #include "support/run.h"
+#include "support/signal_run.h"
 
 using namespace han::test;
 using nlohmann::json;
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -126,4 +128,117 @@ TEST_CASE("han train with model.embeddings=pretrain: vectors.txt in the run, its
   CHECK(r.err.find("more from the pretrained vectors") != std::string::npos);
   CHECK(slurp(dir + "/model.han").find("\"zyzzyva\"") != std::string::npos);
   CHECK(json::parse(slurp(dir + "/config.json"))["model"]["embeddings"] == "pretrain");
+}
+
+namespace {
+
+// han train with model.embeddings=pretrain into `out`: the quickstart's config with a tiny
+// model, `more` for the rest.
+std::string pretrain_args(const std::string& out, const std::string& unlabeled, const std::string& more) {
+  return "train --config " + source_path("configs/quickstart.json") + " --output " + out +
+         " --set model.embeddings=pretrain --set data.unlabeled=" + unlabeled +
+         " --set data.test= --set model.embedding_dim=8 --set model.word_hidden=4 --set model.sentence_hidden=4"
+         " --set model.attention_dim=8 " + more;
+}
+
+std::string last_line(const std::string& text) {
+  const auto lines = lines_of(text);
+  return lines.empty() ? "" : lines.back();
+}
+
+}  // namespace
+
+TEST_CASE("Ctrl-C while train pretrains word vectors: exit 130, nothing written, an old run left as it was",
+          "[embed_cli][signals]") {
+  const TempDir dir;
+  const std::string big = repeated_data(dir, "data/train.jsonl", 4, "big.jsonl");
+  const std::string unlabeled = dir.write("u.txt", plain_text(10));
+  const std::string out = dir.file("run");
+  const std::string args = pretrain_args(out, unlabeled, "--set data.train=" + big + " --set embed.epochs=50");
+  const RunResult fresh = run_and_signal(args, "pretraining word vectors", "INT", dir.file("err1"));
+  CHECK(fresh.exit_code == 130);
+  CHECK(fresh.out.empty());
+  CHECK(last_line(fresh.err) == "han: interrupted while pretraining word vectors; nothing was written");
+  CHECK(fs::is_empty(out));
+
+  // With --overwrite, the old run (its vectors.txt too) stays whole until pretraining is done.
+  dir.write("run/model.han", "old model");
+  dir.write("run/vectors.txt", "1 1\nold 0.5\n");
+  const RunResult over = run_and_signal(args + " --overwrite", "embed: 10%", "TERM", dir.file("err2"));
+  CHECK(over.exit_code == 143);
+  CHECK(last_line(over.err) == "han: interrupted while pretraining word vectors; nothing was written");
+  CHECK(slurp(out + "/model.han") == "old model");
+  CHECK(slurp(out + "/vectors.txt") == "1 1\nold 0.5\n");
+  CHECK_FALSE(fs::exists(out + "/config.json"));
+}
+
+TEST_CASE("a pretraining run interrupted in training resumes from its vectors.txt, without pretraining again",
+          "[embed_cli][signals][resume]") {
+  const TempDir dir;
+  const std::string small = head_of_data(dir, "data/train.jsonl", 300, "small.jsonl");
+  // A word the labelled data never uses: only the pretrained vectors bring it in.
+  const std::string unlabeled = dir.write("u.txt", plain_text(2) + "zyzzyva rocks zyzzyva\nzyzzyva zyzzyva and zyzzyva\n");
+  const std::string out = dir.file("run");
+  const std::string args = pretrain_args(out, unlabeled, "--set data.train=" + small +
+                                                             " --set trainer.epochs=40 --set trainer.patience=0"
+                                                             " --set trainer.threads=2 --log-level debug");
+  const RunResult stopped = run_and_signal(args, "epoch 1 batch 2/", "INT", dir.file("err"));
+  CHECK(stopped.exit_code == 130);
+  REQUIRE(fs::exists(out + "/checkpoint.han"));
+  const std::string vectors = slurp(out + "/vectors.txt");
+  CHECK(vectors.find("\nzyzzyva ") != std::string::npos);
+
+  fs::remove(unlabeled);  // the vectors are read back: the text they came from is not needed
+  const RunResult resumed = run(han_cmd("train --resume " + out));
+  INFO(resumed.err);
+  REQUIRE(resumed.exit_code == 0);
+  CHECK(resumed.err.find("pretraining") == std::string::npos);
+  CHECK(resumed.err.find("more from the pretrained vectors") != std::string::npos);
+  CHECK(slurp(out + "/vectors.txt") == vectors);
+  CHECK(slurp(out + "/model.han").find("\"zyzzyva\"") != std::string::npos);
+}
+
+TEST_CASE("vectors.txt is a run file: a folder holding one is refused, --overwrite removes it", "[embed_cli][runs]") {
+  const TempDir dir;
+  const std::string small = head_of_data(dir, "data/train.jsonl", 300, "small.jsonl");
+  const std::string out = dir.file("run");
+  dir.write("run/vectors.txt", "1 1\nold 0.5\n");
+  const std::string args = "train --config " + source_path("configs/quickstart.json") + " --output " + out +
+                           " --set data.train=" + small +
+                           " --set data.test= --set trainer.epochs=1 --set model.embedding_dim=8 --quiet";
+  const RunResult refused = run(han_cmd(args));
+  CHECK(refused.exit_code == 2);
+  CHECK(refused.err == "han: error: " + out + " holds a run (vectors.txt); pass --overwrite to replace it\n");
+  const RunResult replaced = run(han_cmd(args + " --overwrite"));
+  INFO(replaced.err);
+  REQUIRE(replaced.exit_code == 0);
+  CHECK_FALSE(fs::exists(out + "/vectors.txt"));
+}
+
+TEST_CASE("han ablate refuses model.embeddings=pretrain before reading the data, naming han embed", "[embed_cli]") {
+  const TempDir dir;
+  const RunResult r = run(han_cmd("ablate --config " + source_path("configs/quickstart.json") + " --output " +
+                                  dir.file("a") + " --set model.embeddings=pretrain --log-level debug"));
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("reading train data") == std::string::npos);
+  CHECK(last_line(r.err).find("han: error: model.embeddings: \"pretrain\"") == 0);
+  CHECK(r.err.find("han embed") != std::string::npos);
+}
+
+TEST_CASE("data.unlabeled resolves like the other data paths: the config's folder, or the working folder for --set",
+          "[embed_cli]") {
+  const TempDir dir;
+  dir.write("cfgs/u.txt", plain_text(10) + "zyzzyva zyzzyva zyzzyva zyzzyva zyzzyva\n");
+  dir.write("here/u.txt", plain_text(10) + "quokka quokka quokka quokka quokka\n");
+  const std::string config = dir.write("cfgs/c.json", R"({"data": {"unlabeled": "u.txt"}})");
+  const std::string small = " --set model.embedding_dim=4 --set embed.epochs=1 -o v.txt";
+  const RunResult from_config = run("cd " + dir.file("here") + " && " + han_cmd("embed --config " + config + small));
+  INFO(from_config.err);
+  REQUIRE(from_config.exit_code == 0);
+  CHECK(slurp(dir.file("here/v.txt")).find("\nzyzzyva ") != std::string::npos);
+  const RunResult from_set =
+      run("cd " + dir.file("here") + " && " + han_cmd("embed --config " + config + " --set data.unlabeled=u.txt" + small));
+  INFO(from_set.err);
+  REQUIRE(from_set.exit_code == 0);
+  CHECK(slurp(dir.file("here/v.txt")).find("\nquokka ") != std::string::npos);
 }
