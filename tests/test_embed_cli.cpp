@@ -242,3 +242,15 @@ TEST_CASE("data.unlabeled resolves like the other data paths: the config's folde
   REQUIRE(from_set.exit_code == 0);
   CHECK(slurp(dir.file("here/v.txt")).find("\nquokka ") != std::string::npos);
 }
+
+TEST_CASE("Ctrl-C while han embed trains: exit 130, one line, no vectors file", "[embed_cli][signals]") {
+  const TempDir dir;
+  const std::string big = repeated_data(dir, "data/train.jsonl", 4, "big.jsonl");
+  const std::string out = dir.file("v.txt");
+  const RunResult r = run_and_signal("embed -i " + big + " -o " + out + " --set embed.epochs=50", "embed: ", "INT",
+                                     dir.file("err"));
+  CHECK(r.exit_code == 130);
+  CHECK(r.out.empty());
+  CHECK(last_line(r.err) == "han: interrupted; nothing was written");
+  CHECK(dir.entries().count("v.txt") == 0);
+}

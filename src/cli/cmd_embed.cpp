@@ -7,6 +7,7 @@
 #include "han/embed/skipgram.h"
 #include "han/embed/skipgram_text.h"
 #include "han/embed/word_vectors.h"
+#include "interrupts.h"
 #include "logging.h"
 
 namespace han::cli {
@@ -51,6 +52,7 @@ void run_embed(const EmbedArgs& a) {
   setup_logging(a.log);
   const Config cfg = embed_config(a);
   check_output_path(a.output);
+  stop_at_once("interrupted; nothing was written");  // nothing to save until the vectors are done
   const SkipGramCorpus text = read_skipgram_text(cfg, a.inputs);
   SkipGramOptions options = skipgram_options(cfg);
   ProgressBar bar;
@@ -58,7 +60,9 @@ void run_embed(const EmbedArgs& a) {
   SkipGramStats stats;
   const WordVectors vectors = train_skipgram(text, options, &stats);
   bar.finish();
+  stop_gracefully();  // the file is written whole, then a signal is answered
   save_word_vectors(a.output, vectors);
+  stop_at_once("interrupted: the vectors are in " + a.output);
   const nlohmann::json summary = {{"output", a.output},
                                   {"words", vectors.words.size()},
                                   {"dim", options.dim},
