@@ -103,8 +103,9 @@ void visit_fields(ModelConfig& c, V& v) {
   v.enumeration("mask", c.mask, "treatment of padded positions in attention");
   v.enumeration("pooling", c.pooling, "how word and sentence states are pooled");
   v.real("dropout", c.dropout, RealRange{0.0, 1.0, false, true}, "dropout on the document vector");
-  v.optional_path("embeddings", c.embeddings,
-                  "word vectors (word2vec/GloVe text), or \"pretrain\" (skip-gram on the text first); null = random init");
+  v.optional_path(
+      "embeddings", c.embeddings,
+      "word vectors (word2vec/GloVe text), or \"pretrain\" (skip-gram on the text first); null = random init");
   v.boolean("freeze_embeddings", c.freeze_embeddings, "keep the embedding table fixed in training");
 }
 
@@ -146,7 +147,8 @@ void visit_fields(EmbedConfig& c, V& v) {
   v.integer("negative", c.negative, IntRange{1, 1000}, "skip-gram: noise words per (word, context) pair");
   v.integer("epochs", c.epochs, IntRange{1, 100000}, "skip-gram: passes over the text");
   v.integer("min_count", c.min_count, IntRange{1, 1000000000}, "skip-gram: words seen fewer times are dropped");
-  v.real("sample", c.sample, RealRange{0.0, 1.0, false, false}, "skip-gram: frequent-word subsampling threshold; 0 = off");
+  v.real("sample", c.sample, RealRange{0.0, 1.0, false, false},
+         "skip-gram: frequent-word subsampling threshold; 0 = off");
   v.real("lr", c.lr, RealRange{0.0, 10.0, true, false}, "skip-gram: learning rate, decayed linearly to lr * 1e-4");
 }
 

@@ -147,7 +147,8 @@ void SkipGramTrainer::train_document(Worker& w, std::size_t document) {
 
 // Every context word within a random window of 1..window words on each side of word i.
 void SkipGramTrainer::train_center(Worker& w, std::size_t i) {
-  const auto reach = static_cast<std::size_t>(options_.window) - w.rng.below(static_cast<std::uint64_t>(options_.window));
+  const auto window = static_cast<std::uint64_t>(options_.window);
+  const auto reach = static_cast<std::size_t>(window - w.rng.below(window));
   const std::size_t lo = i > reach ? i - reach : 0, hi = std::min(w.kept.size(), i + reach + 1);
   const std::int32_t center = w.kept[i];
   for (std::size_t j = lo; j < hi; ++j) {

@@ -46,7 +46,8 @@ SkipGramCorpus read_skipgram_text(const Config& cfg, const std::vector<std::stri
   std::vector<std::string> sources;
   if (!cfg.data.train.empty()) {
     sources.push_back(cfg.data.train);
-    for (const Example& e : read_examples(cfg.data.train, cfg.data.format, false)) builder.add(tokenizer.tokenize(e.text));
+    for (const Example& e : read_examples(cfg.data.train, cfg.data.format, false))
+      builder.add(tokenizer.tokenize(e.text));
   }
   std::vector<std::string> plain = plain_files;
   if (!cfg.data.unlabeled.empty()) plain.insert(plain.begin(), cfg.data.unlabeled);
