@@ -20,6 +20,7 @@ TEST_CASE("a mistyped verb is named, with the closest verb suggested, exit 2", "
   CHECK(r.out.empty());
   REQUIRE(lines_of(r.err).size() == 1);
   CHECK(r.err.find("unknown command \"trian\" (did you mean \"train\"?)") != std::string::npos);
+  CHECK(run(han_cmd("embd -o v.txt")).err.find("(did you mean \"embed\"?)") != std::string::npos);
 }
 
 TEST_CASE("an unknown verb asking for --help is still an unknown verb", "[cli][manners]") {
@@ -27,11 +28,11 @@ TEST_CASE("an unknown verb asking for --help is still an unknown verb", "[cli][m
   CHECK(r.exit_code == 2);
   CHECK(r.out.empty());
   CHECK(r.err.find("unknown command \"embedd\"") != std::string::npos);
-  CHECK(r.err.find("the commands are train, predict") != std::string::npos);
+  CHECK(r.err.find("the commands are train, predict, eval, info, ablate, embed") != std::string::npos);
 }
 
 TEST_CASE("han help VERB prints that verb's help and runs nothing", "[cli][manners]") {
-  for (const std::string& verb : std::vector<std::string>{"train", "predict", "eval", "ablate", "info"}) {
+  for (const std::string& verb : std::vector<std::string>{"train", "predict", "eval", "ablate", "info", "embed"}) {
     const RunResult help = run(han_cmd("help " + verb), "some text that predict would classify\n");
     const RunResult own = run(han_cmd(verb + " --help"));
     INFO(verb);
@@ -83,6 +84,13 @@ TEST_CASE("config keys given as flags are answered with the --set that sets them
   const RunResult joined = run(han_cmd("train --config " + config + " --min-count=3"));
   CHECK(joined.exit_code == 2);
   CHECK(joined.err.find("--set tokenizer.min_count=3") != std::string::npos);
+  // han embed takes --set too, and its own section comes first.
+  const RunResult embed = run(han_cmd("embed -o v.txt --epochs 2"));
+  CHECK(embed.exit_code == 2);
+  CHECK(embed.err.find("--set embed.epochs=2 (see han embed --help)") != std::string::npos);
+  const RunResult typo = run(han_cmd("embed -o v.txt --set embed.windw=3"));
+  CHECK(typo.exit_code == 2);
+  CHECK(typo.err == "han: error: --set: unknown key \"embed.windw\" (did you mean \"embed.window\"?)\n");
 }
 
 TEST_CASE("a short option takes its value after '=' too (-m=FILE)", "[cli][manners]") {

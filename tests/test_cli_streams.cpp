@@ -73,3 +73,16 @@ TEST_CASE("train reads its training data from a pipe, and says - cannot be read 
   CHECK(twice.exit_code == 2);
   CHECK(twice.err.find("data.dev: \"-\" is also data.train") != std::string::npos);
 }
+
+TEST_CASE("pretraining refuses training data from a pipe: it reads the training text twice", "[cli][streams]") {
+  const CliFixture& f = cli_fixture();
+  TempDir tmp;
+  const RunResult r = run("cat " + f.data + " | " +
+                          han_cmd("train --config " + source_path("configs/quickstart.json") +
+                                  " --set data.train=- --set model.embeddings=pretrain --output " +
+                                  (tmp.path / "run").string()));
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("data.train: \"-\" is a stream") != std::string::npos);
+  CHECK(r.err.find("save it to a file first") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(tmp.path / "run" / "config.json"));
+}

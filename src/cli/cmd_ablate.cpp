@@ -11,6 +11,7 @@
 #include "han/core/error.h"
 #include "han/core/io.h"
 #include "han/study/report.h"
+#include "han/train/run_folder.h"
 #include "interrupts.h"
 #include "logging.h"
 #include "training_progress.h"
@@ -72,6 +73,7 @@ void run_ablate(AblateArgs& a) {
                                                  p.name + " " + epoch_progress_text(p.training));
     };
   check_ablation_folder(cfg, options);  // before the data is read: a refusal comes at once
+  embeddings_file(cfg, run_files(""));  // the same for "pretrain", which needs han train's run folder
   stop_at_once("interrupted while reading the data; nothing was trained");
   const Corpus corpus = load_corpus(cfg);
   stop_gracefully();

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 
 #include "commands.h"
 #include "han/core/json_text.h"
@@ -12,6 +13,7 @@
 #include "han/text/corpus.h"
 #include "han/core/error.h"
 #include "han/infer/evaluation.h"
+#include "han/train/pretraining.h"
 #include "han/train/run_folder.h"
 #include "han/train/trainer.h"
 #include "interrupts.h"
@@ -50,9 +52,11 @@ PreparedRun prepare_run(const TrainArgs& a) {
 }
 
 // A new run that fails before it trained (a missing embeddings file, say) leaves no
-// config.json behind, so the corrected command is not refused.
-TrainResult train_or_abandon(const PreparedRun& run, const Corpus& corpus, const TrainOptions& options) {
+// config.json or vectors.txt behind, so the corrected command is not refused.
+TrainResult train_or_abandon(const PreparedRun& run, const WordVectors* pretrained, const Corpus& corpus,
+                             const TrainOptions& options) {
   try {
+    if (pretrained) save_word_vectors(run.files.vectors, *pretrained);
     return train_model(run.config, corpus, options);
   } catch (const han::Error&) {
     abandon_run(run);
@@ -109,6 +113,14 @@ void stop_while_reading(const PreparedRun& run) {
                           : "interrupted while reading the data; nothing was written");
 }
 
+// model.embeddings = "pretrain" in a new run: the vectors, trained before anything is
+// written (Ctrl-C ends at once: nothing to save). A resumed run reads its vectors.txt back.
+std::optional<WordVectors> pretrain_if_asked(const PreparedRun& run) {
+  if (run.resume || !pretrains_embeddings(run.config.model)) return std::nullopt;
+  stop_at_once("interrupted while pretraining word vectors; nothing was written");
+  return pretrain_vectors(run.config);
+}
+
 // Ctrl-C once training is complete (the test scoring, the summary): the model is kept.
 void stop_when_complete(const PreparedRun& run, const Corpus& corpus) {
   stop_at_once("interrupted: training is complete and the model is in " + run.files.model +
@@ -118,8 +130,9 @@ void stop_when_complete(const PreparedRun& run, const Corpus& corpus) {
 void run_train(const TrainArgs& a) {
   setup_logging(a.log);
   const PreparedRun run = prepare_run(a);
+  const std::optional<WordVectors> pretrained = pretrain_if_asked(run);
   stop_while_reading(run);
-  const Corpus corpus = load_corpus(run.config);
+  const Corpus corpus = load_training_corpus(run, pretrained ? &*pretrained : nullptr);
   stop_gracefully();  // from here on there is a run to save
   if (!run.resume) begin_run(run);
   ProgressBar bar;
@@ -128,7 +141,7 @@ void run_train(const TrainArgs& a) {
   options.resume = run.resume;
   options.stop_requested = stop_requested;
   report_progress(options, bar, a.log, run.config.trainer.epochs);
-  const TrainResult result = train_or_abandon(run, corpus, options);
+  const TrainResult result = train_or_abandon(run, pretrained ? &*pretrained : nullptr, corpus, options);
   bar.finish();
   if (result.interrupted) {
     std::fprintf(stderr, "han: interrupted: checkpoint written to %s; continue with: han train --resume %s\n",

@@ -1,5 +1,5 @@
 #pragma once
-// Ctrl-C (SIGINT) and SIGTERM in the commands that run long (train, ablate). Each phase
+// Ctrl-C (SIGINT) and SIGTERM in the commands that run long (train, ablate, embed). Each phase
 // says how a signal is answered:
 // - stop_at_once(message): a phase with nothing to save (reading the data; scoring a
 //   model that is already complete): the signal prints "han: <message>" and ends the

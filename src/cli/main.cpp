@@ -68,23 +68,33 @@ std::optional<int> answer_verb(const CLI::App& app, int argc, char** argv) {
   return 2;
 }
 
-// `han train --epochs 3`: config keys are not flags; name the --set that does it.
+// The config key a flag names ("epochs": trainer.epochs, but embed.epochs for han embed,
+// a verb's own section first), or "".
+std::string key_named(const std::string& name, const std::string& verb) {
+  std::string found;
+  for (const std::string& path : han::config_key_paths()) {
+    if (path != name && path.substr(path.find('.') + 1) != name) continue;
+    if (found.empty() || path.substr(0, path.find('.')) == verb) found = path;
+  }
+  return found;
+}
+
+// `han train --epochs 3`: config keys are not flags; name the --set that does it (for
+// every verb that takes --set).
 std::string config_flag_hint(const CLI::App& app, int argc, char** argv) {
-  if (argc < 2 || (std::string(argv[1]) != "train" && std::string(argv[1]) != "ablate")) return "";
-  const CLI::App* verb = app.get_subcommand(argv[1]);
+  const CLI::App* verb = argc >= 2 ? find_verb(app, argv[1]) : nullptr;
+  if (!verb || !verb->get_option_no_throw("--set")) return "";
   for (int i = 2; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg.rfind("--", 0) != 0 || arg.size() < 3) continue;
     std::string name = arg.substr(2, arg.find('=') - 2);
     if (verb->get_option_no_throw("--" + name)) continue;
     std::replace(name.begin(), name.end(), '-', '_');
-    for (const std::string& path : han::config_key_paths()) {
-      if (path == name || path.substr(path.find('.') + 1) == name) {
-        const std::size_t eq = arg.find('=');
-        const std::string value = eq != std::string::npos ? arg.substr(eq + 1) : i + 1 < argc ? argv[i + 1] : "VALUE";
-        return "; config keys are set with --set, as in --set " + path + "=" + value;
-      }
-    }
+    const std::string path = key_named(name, verb->get_name());
+    if (path.empty()) continue;
+    const std::size_t eq = arg.find('=');
+    const std::string value = eq != std::string::npos ? arg.substr(eq + 1) : i + 1 < argc ? argv[i + 1] : "VALUE";
+    return "; config keys are set with --set, as in --set " + path + "=" + value;
   }
   return "";
 }
@@ -128,6 +138,7 @@ int main(int raw_argc, char** raw_argv) {
   han::cli::add_eval_command(app);
   han::cli::add_info_command(app);
   han::cli::add_ablate_command(app);
+  han::cli::add_embed_command(app);
   if (const std::optional<int> status = answer_verb(app, argc, argv)) return *status;
   try {
     app.parse(argc, argv);

@@ -80,6 +80,7 @@ void visit_fields(DataConfig& c, V& v) {
   v.path("dev", c.dev, "dev data for best-epoch selection and early stopping; \"\" = none");
   v.path("test", c.test, "test data evaluated after training; \"\" = none");
   v.enumeration("format", c.format, "input format of the data files");
+  v.path("unlabeled", c.unlabeled, "unlabelled text, one document per line, for skip-gram vectors; \"\" = none");
 }
 
 template <class V>
@@ -110,8 +111,9 @@ void visit_fields(ModelConfig& c, V& v) {
   v.real("embedding_dropout", c.embedding_dropout, RealRange{0.0, 1.0, false, true}, "dropout on word embedding values");
   v.real("word_dropout", c.word_dropout, RealRange{0.0, 1.0, false, true},
          "probability that a training word reads as <unk>");
-  v.optional_path("embeddings", c.embeddings,
-                  "pretrained word vectors (word2vec/GloVe text); null = random init");
+  v.optional_path(
+      "embeddings", c.embeddings,
+      "word vectors (word2vec text or binary, GloVe; gzip ok), or \"pretrain\" (skip-gram on the text first); null = random init");
   v.boolean("freeze_embeddings", c.freeze_embeddings, "keep the embedding table fixed in training");
 }
 
@@ -147,8 +149,19 @@ void visit_fields(TrainerConfig& c, V& v) {
             "epochs without dev improvement before stopping; 0 = never stop early");
   v.enumeration("select", c.select, "dev score that picks the best epoch and drives early stopping");
   v.integer("seed", c.seed, IntRange{0, kTwoTo53},
-            "seed for initialisation, shuffling and dropout");
-  v.integer("threads", c.threads, IntRange{0, 1024}, "worker threads; 0 = all cores");
+            "seed for initialisation, shuffling, dropout and skip-gram");
+  v.integer("threads", c.threads, IntRange{0, 1024}, "worker threads (training and skip-gram); 0 = all cores");
+}
+
+template <class V>
+void visit_fields(EmbedConfig& c, V& v) {
+  v.integer("window", c.window, IntRange{1, 1000}, "skip-gram: context words on each side, at most");
+  v.integer("negative", c.negative, IntRange{1, 1000}, "skip-gram: noise words per (word, context) pair");
+  v.integer("epochs", c.epochs, IntRange{1, 100000}, "skip-gram: passes over the text");
+  v.integer("min_count", c.min_count, IntRange{1, 1000000000}, "skip-gram: words seen fewer times are dropped");
+  v.real("sample", c.sample, RealRange{0.0, 1.0, false, false},
+         "skip-gram: frequent-word subsampling threshold; 0 = off");
+  v.real("lr", c.lr, RealRange{0.0, 10.0, true, false}, "skip-gram: learning rate, decayed linearly to lr * 1e-4");
 }
 
 // The sections, in file order. A visitor provides section(name, Section&).
@@ -160,6 +173,7 @@ void visit_sections(Config& c, V& v) {
   v.section("batching", c.batching);
   v.section("optimizer", c.optimizer);
   v.section("trainer", c.trainer);
+  v.section("embed", c.embed);
 }
 
 // ---------------------------------------------------------------------------
@@ -438,7 +452,9 @@ struct PathResolver {
   void integer(const char*, Int&, IntRange, const char*) {}
   void real(const char*, double&, RealRange, const char*) {}
   void path(const char*, std::string& v, const char*) { resolve(v); }
-  void optional_path(const char*, std::string& v, const char*) { resolve(v); }
+  void optional_path(const char*, std::string& v, const char*) {
+    if (v != kPretrainEmbeddings) resolve(v);
+  }
   template <class E>
   void enumeration(const char*, E&, const char*) {}
 };
@@ -479,6 +495,15 @@ std::pair<std::size_t, std::size_t> line_col(const std::string& text, std::size_
   return {line, col};
 }
 
+// Every key of a config (the visitors take mutable references: `c` is a copy).
+json all_keys_json(Config c) {
+  json out = json::object();
+  Writer w;
+  w.out = &out;
+  visit_sections(c, w);
+  return out;
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------------------
@@ -511,11 +536,14 @@ Config stored_config_from_json(const nlohmann::json& j, const std::string& origi
 }
 
 nlohmann::json config_to_json(const Config& c) {
-  Config copy = c;  // the visitors take mutable references; nothing is changed
-  json out = json::object();
-  Writer w;
-  w.out = &out;
-  visit_sections(copy, w);
+  json out = all_keys_json(c);
+  // Settings added after han 0.1.0 are left out while they hold their defaults, so a config
+  // that does not use them is written as before: model headers, checkpoints and the
+  // fingerprints of stored ablation runs stay the same (reading fills in the defaults).
+  // A run that pretrains records its embed settings.
+  static const json defaults = all_keys_json(Config{});
+  if (out["data"]["unlabeled"] == defaults["data"]["unlabeled"]) out["data"].erase("unlabeled");
+  if (out["embed"] == defaults["embed"] && !pretrains_embeddings(c.model)) out.erase("embed");
   return out;
 }
 
@@ -550,7 +578,7 @@ json override_value(const KeyInfo& info, const std::string& override_text, const
   const bool texty = info.kind == Kind::path || info.kind == Kind::enumeration ||
                      (info.kind == Kind::optional_path && !value.is_null());
   if (texty && !value.is_string()) value = text;
-  const bool is_path = info.kind == Kind::path || info.kind == Kind::optional_path;
+  const bool is_path = info.kind == Kind::path || (info.kind == Kind::optional_path && value != kPretrainEmbeddings);
   if (is_path && value.is_string() && !value.get<std::string>().empty() && !is_stdin_name(value.get<std::string>()) &&
       !std::filesystem::path(value.get<std::string>()).is_absolute())
     value = std::filesystem::absolute(value.get<std::string>()).lexically_normal().string();

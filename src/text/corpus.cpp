@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <iterator>
 #include <tuple>
+#include <unordered_set>
 
 #include "han/core/error.h"
 #include "han/core/json_text.h"
@@ -50,9 +51,20 @@ void refuse_stream_read_twice(const Config& cfg) {
     }
 }
 
+// Pretrained words join after the training words, in the order given, while there is room.
+Vocab with_vector_words(const Vocab& vocab, const std::vector<std::string>& vector_words, int max_size) {
+  std::vector<std::string> words = vocab.words();
+  std::unordered_set<std::string> known(words.begin(), words.end());
+  for (const std::string& w : vector_words) {
+    if (words.size() >= static_cast<std::size_t>(max_size)) break;
+    if (known.insert(w).second) words.push_back(w);
+  }
+  return Vocab::from_words(std::move(words));
+}
+
 }  // namespace
 
-Corpus load_corpus(const Config& cfg) {
+Corpus load_corpus(const Config& cfg, const std::vector<std::string>& vector_words) {
   if (cfg.data.train.empty()) throw Error("data.train: no training file given");
   refuse_stream_read_twice(cfg);
   const Tokenizer tokenizer(tokenizer_options(cfg.tokenizer));
@@ -67,6 +79,8 @@ Corpus load_corpus(const Config& cfg) {
   VocabBuilder builder;
   for (const Example& e : train) builder.add(tokenizer.tokenize(e.text));
   corpus.vocab = builder.build(cfg.tokenizer.min_count, cfg.tokenizer.max_vocab);
+  const std::size_t from_train = corpus.vocab.size();
+  if (!vector_words.empty()) corpus.vocab = with_vector_words(corpus.vocab, vector_words, cfg.tokenizer.max_vocab);
   spdlog::debug("vocabulary: {} words built in {:.2f} s", corpus.vocab.size(), seconds_since(vocab_start));
   corpus.train = encode_split(train, "train", tokenizer, corpus.vocab, corpus.labels);
   for (auto [path, docs, split] : {std::tuple{&cfg.data.dev, &corpus.dev, "dev"}, {&cfg.data.test, &corpus.test, "test"}}) {
@@ -76,6 +90,9 @@ Corpus load_corpus(const Config& cfg) {
   spdlog::info("corpus: {} train / {} dev / {} test documents, {} labels, vocabulary {} (of {} distinct words)",
                corpus.train.size(), corpus.dev.size(), corpus.test.size(), corpus.labels.size(),
                corpus.vocab.size(), builder.distinct_words());
+  if (!vector_words.empty())
+    spdlog::info("vocabulary: {} words from train, {} more from the pretrained vectors", from_train,
+                 corpus.vocab.size() - from_train);
   return corpus;
 }
 

@@ -16,7 +16,7 @@ namespace {
 namespace fs = std::filesystem;
 
 // The files of a run, in the order errors name them.
-const char* const kRunFileNames[] = {"checkpoint.han", "config.json", "metrics.jsonl", "model.han"};
+const char* const kRunFileNames[] = {"checkpoint.han", "config.json", "metrics.jsonl", "model.han", "vectors.txt"};
 
 void refuse_held_run(const std::string& folder) {
   const std::string held = run_files_held(folder);
@@ -38,7 +38,16 @@ RunFiles run_files(const std::string& folder) {
   f.metrics = (dir / "metrics.jsonl").string();
   f.checkpoint = (dir / "checkpoint.han").string();
   f.config = (dir / "config.json").string();
+  f.vectors = (dir / "vectors.txt").string();
   return f;
+}
+
+std::string embeddings_file(const Config& cfg, const RunFiles& files) {
+  if (!pretrains_embeddings(cfg.model)) return cfg.model.embeddings;
+  if (files.folder.empty())
+    throw Error("model.embeddings: \"pretrain\" writes its vectors into the run folder of han train; "
+                "elsewhere, train them with han embed and give their file");
+  return files.vectors;
 }
 
 std::string run_files_held(const std::string& folder) {
@@ -65,8 +74,9 @@ void remove_run_files(const std::string& folder) {
 
 PreparedRun plan_run(Config cfg, const std::string& folder, bool overwrite) {
   HAN_ASSERT(!folder.empty());
-  for (std::string* path : {&cfg.data.train, &cfg.data.dev, &cfg.data.test, &cfg.model.embeddings})
-    if (!path->empty() && !is_stdin_name(*path)) *path = fs::absolute(*path).lexically_normal().string();
+  for (std::string* path : {&cfg.data.train, &cfg.data.dev, &cfg.data.test, &cfg.data.unlabeled, &cfg.model.embeddings})
+    if (!path->empty() && *path != kPretrainEmbeddings && !is_stdin_name(*path))
+      *path = fs::absolute(*path).lexically_normal().string();
   require_utf8_paths(cfg, "");  // the current folder joined in may not be UTF-8
   std::error_code ec;
   if (fs::exists(folder, ec) && !fs::is_directory(folder, ec))
@@ -83,9 +93,11 @@ void begin_run(const PreparedRun& run) {
 }
 
 void abandon_run(const PreparedRun& run) {
-  if (run.resume || run_files_held(run.files.folder) != "config.json") return;
+  const std::string held = run_files_held(run.files.folder);
+  if (run.resume || (held != "config.json" && held != "config.json, vectors.txt")) return;
   std::error_code ec;
   fs::remove(run.files.config, ec);
+  fs::remove(run.files.vectors, ec);
 }
 
 PreparedRun reopen_run(const std::string& folder) {

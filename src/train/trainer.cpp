@@ -117,8 +117,9 @@ TrainingRun::TrainingRun(const Config& cfg, const Corpus& corpus, const TrainOpt
       batcher_(corpus.train, cfg.batching, derive_seed(cfg.trainer.seed, SeedStream::batches)),
       dev_batches_(scoring_batches(corpus.dev, cfg)) {
   if (!cfg.model.embeddings.empty() && !options.resume) {
-    const std::size_t found = load_pretrained_vectors(model_.params.embedding.table, corpus.vocab, cfg.model.embeddings);
-    spdlog::info("embeddings: {} of {} vocabulary words found in {}", found, corpus.vocab.size(), cfg.model.embeddings);
+    const std::string vectors = embeddings_file(cfg, files_);
+    const std::size_t found = load_pretrained_vectors(model_.params.embedding.table, corpus.vocab, vectors);
+    spdlog::info("embeddings: {} of {} vocabulary words found in {}", found, corpus.vocab.size(), vectors);
   }
   refs_ = trained_refs();
   if (options.resume) restore_checkpoint();

@@ -1,6 +1,6 @@
 #pragma once
-// The run configuration: six JSON sections (data, tokenizer, model, batching,
-// optimizer, trainer). Each section's fields are listed once, in a table in config.cpp,
+// The run configuration: seven JSON sections (data, tokenizer, model, batching,
+// optimizer, trainer, embed). Each section's fields are listed once, in a table in config.cpp,
 // which drives parsing, validation, defaults, serialisation and the reference alike.
 // Unknown keys, wrong types and out-of-range values are han::Error naming the key path.
 #include <cstdint>
@@ -17,6 +17,7 @@ struct DataConfig {
   std::string dev;    // optional ("" = none): best-epoch selection falls back to train loss
   std::string test;   // optional
   DataFormat format = DataFormat::jsonl;
+  std::string unlabeled;  // optional: plain text, one document per line, for skip-gram vectors
 };
 
 // The tokenizer's rules: 2 = Unicode (utf8proc); 1 = the rules before, kept for models
@@ -43,7 +44,7 @@ struct ModelConfig {
   double sentence_dropout = 0.0;  // on sentence vectors, between the word and sentence levels
   double embedding_dropout = 0.0; // on word embedding values
   double word_dropout = 0.0;      // a word reads as <unk> with this probability
-  std::string embeddings;         // "" or a word2vec/GloVe text file
+  std::string embeddings;         // "", a word2vec/GloVe text file, or kPretrainEmbeddings
   bool freeze_embeddings = false;
 };
 
@@ -74,6 +75,21 @@ struct TrainerConfig {
   int threads = 0;  // 0 = all cores
 };
 
+// Skip-gram word vectors (han embed, model.embeddings = "pretrain"), the word2vec recipe.
+// Their size is model.embedding_dim; threads and seed are trainer.threads and trainer.seed.
+struct EmbedConfig {
+  int window = 5;         // context words on each side, at most (each position draws 1..window)
+  int negative = 5;       // noise words per (word, context) pair
+  int epochs = 5;         // passes over the text
+  int min_count = 5;      // rarer words are dropped before windows are formed
+  double sample = 1e-4;   // frequent-word subsampling threshold; 0 = keep every word
+  double lr = 0.025;      // learning rate, decayed linearly to lr * 1e-4
+};
+
+// model.embeddings = "pretrain": han train first trains skip-gram vectors on its own text.
+inline constexpr char kPretrainEmbeddings[] = "pretrain";
+inline bool pretrains_embeddings(const ModelConfig& m) { return m.embeddings == kPretrainEmbeddings; }
+
 struct Config {
   DataConfig data;
   TokenizerConfig tokenizer;
@@ -81,6 +97,7 @@ struct Config {
   BatchingConfig batching;
   OptimizerConfig optimizer;
   TrainerConfig trainer;
+  EmbedConfig embed;
 };
 
 // Parses a full config object. `origin` (e.g. the file name) prefixes error messages.

@@ -33,6 +33,7 @@ enum class SeedStream : std::uint64_t {
   batches = 2,      // the batcher's shuffles
   dropout = 3,      // dropout masks (labelled by the optimizer step)
   dev_batches = 4,  // how dev (and ablation test) documents are batched for scoring
+  skipgram = 5,     // skip-gram vectors: initial values, then each thread's draws (labelled by thread)
 };
 
 inline std::uint64_t derive_seed(std::uint64_t base, SeedStream stream, std::uint64_t b = 0) {

@@ -18,6 +18,9 @@ struct Corpus {
 
 // Reads data.train (required, non-empty), data.dev and data.test (optional).
 // Labels in dev/test that training never saw are errors naming the example.
-Corpus load_corpus(const Config& cfg);
+// The vocabulary: words seen tokenizer.min_count times in train (most frequent first), then
+// `vector_words` (words with a pretrained vector, in the order given) not already in it,
+// at most tokenizer.max_vocab entries in all.
+Corpus load_corpus(const Config& cfg, const std::vector<std::string>& vector_words = {});
 
 }  // namespace han

@@ -1,6 +1,7 @@
 #pragma once
-// A run folder: what `han train` writes (config.json, model.han, metrics.jsonl and, when
-// interrupted, checkpoint.han) and what `han train --resume` reads back. A folder holds
+// A run folder: what `han train` writes (config.json, model.han, metrics.jsonl, with
+// model.embeddings = "pretrain" vectors.txt, and when interrupted checkpoint.han) and what
+// `han train --resume` reads back. A folder holds
 // the files of one run only: a new run never mixes its files with an earlier one's.
 #include <string>
 
@@ -14,12 +15,17 @@ struct RunFiles {
   std::string metrics;     // metrics.jsonl: one JSON line per epoch
   std::string checkpoint;  // checkpoint.han: written on interruption, removed on completion
   std::string config;      // config.json: the effective config, data paths absolute
+  std::string vectors;     // vectors.txt: the skip-gram vectors of model.embeddings = "pretrain"
 };
 
 RunFiles run_files(const std::string& folder);
 
+// The word vectors a run starts from: model.embeddings, or the run's vectors.txt when it is
+// "pretrain" (an error for a run without a folder); "" = none.
+std::string embeddings_file(const Config& cfg, const RunFiles& files);
+
 // The run files `folder` holds, as a list for messages ("config.json, model.han": in the
-// order checkpoint.han, config.json, metrics.jsonl, model.han); "" when it holds no run or
+// order checkpoint.han, config.json, metrics.jsonl, model.han, vectors.txt); "" when it holds no run or
 // does not exist.
 std::string run_files_held(const std::string& folder);
 
@@ -41,13 +47,14 @@ struct PreparedRun {
 // data is read) but writes no file in it.
 PreparedRun plan_run(Config cfg, const std::string& folder, bool overwrite);
 
-// Starts a planned run once its data is read (an error or interruption before leaves
-// the folder as it was): removes the files of the run it held (which plan_run allowed
-// only with overwrite) and writes config.json.
+// Starts a planned run once its data is read and its vectors pretrained (an error or
+// interruption before leaves the folder as it was): removes the files of the run it held
+// (which plan_run allowed only with overwrite) and writes config.json. The caller then
+// writes vectors.txt, if any.
 void begin_run(const PreparedRun& run);
 
-// For a new run that failed before writing anything but config.json (a missing
-// embeddings file, say): removes config.json, so the corrected command is not refused.
+// For a new run that failed before writing anything but config.json and vectors.txt (a
+// missing embeddings file, say): removes them, so the corrected command is not refused.
 void abandon_run(const PreparedRun& run);
 
 // An interrupted run to continue: DIR/checkpoint.han must exist; the config is the one
