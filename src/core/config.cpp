@@ -37,6 +37,7 @@ std::string enum_choices() {
 
 struct IntRange {
   std::int64_t lo, hi;
+  bool or_auto = false;  // also "auto", held as 0 (kAutoCap)
 };
 
 struct RealRange {
@@ -49,7 +50,13 @@ constexpr std::int64_t kTwoTo53 = std::int64_t{1} << 53;
 std::string format_real(double v) { return json(v).dump(); }
 
 std::string describe(const IntRange& r) {
-  return std::to_string(r.lo) + ".." + std::to_string(r.hi);
+  return std::string(r.or_auto ? "auto|" : "") + std::to_string(r.lo) + ".." + std::to_string(r.hi);
+}
+
+// An integer's JSON form: "auto" for the 0 of an or_auto range.
+template <class Int>
+json integer_json(Int v, const IntRange& r) {
+  return r.or_auto && v == 0 ? json("auto") : json(v);
 }
 
 std::string describe(const RealRange& r) {
@@ -86,8 +93,10 @@ void visit_fields(DataConfig& c, V& v) {
 template <class V>
 void visit_fields(TokenizerConfig& c, V& v) {
   v.boolean("lowercase", c.lowercase, "lowercase text before building the vocabulary");
-  v.integer("max_sentences", c.max_sentences, IntRange{1, 100000}, "sentences kept per document");
-  v.integer("max_words", c.max_words, IntRange{1, 100000}, "words kept per sentence");
+  v.integer("max_sentences", c.max_sentences, IntRange{1, 100000, true},
+            "sentences kept per document; auto: chosen to keep ~95% of the training tokens");
+  v.integer("max_words", c.max_words, IntRange{1, 100000, true},
+            "words kept per sentence; auto: chosen to keep ~95% of the training tokens");
   v.integer("min_count", c.min_count, IntRange{1, 1000000000},
             "a word enters the vocabulary if seen at least this often in train");
   v.integer("max_vocab", c.max_vocab, IntRange{3, 10000000},
@@ -284,7 +293,11 @@ struct Parser {
   void integer(const char* name, Int& out, IntRange r, const char*) {
     const json* v = get(name);
     if (!v) return;
-    if (!v->is_number_integer()) type_error(name, "an integer", *v);
+    if (r.or_auto && v->is_string() && v->get<std::string>() == "auto") {
+      out = 0;
+      return;
+    }
+    if (!v->is_number_integer()) type_error(name, r.or_auto ? "an integer or \"auto\"" : "an integer", *v);
     bool ok;
     if (v->is_number_unsigned()) {
       const auto u = v->get<std::uint64_t>();
@@ -383,7 +396,7 @@ struct Writer {
   }
   void boolean(const char* n, bool& v, const char*) { (*out)[n] = v; }
   template <class Int>
-  void integer(const char* n, Int& v, IntRange, const char*) { (*out)[n] = v; }
+  void integer(const char* n, Int& v, IntRange r, const char*) { (*out)[n] = integer_json(v, r); }
   void real(const char* n, double& v, RealRange, const char*) { (*out)[n] = v; }
   void path(const char* n, std::string& v, const char*) { (*out)[n] = v; }
   void optional_path(const char* n, std::string& v, const char*) {
@@ -414,7 +427,7 @@ struct Referencer {
   void boolean(const char* n, bool& v, const char* d) { add(n, v ? "true" : "false", "true|false", d); }
   template <class Int>
   void integer(const char* n, Int& v, IntRange r, const char* d) {
-    add(n, std::to_string(v), describe(r), d);
+    add(n, integer_json(v, r).dump(), describe(r), d);
   }
   void real(const char* n, double& v, RealRange r, const char* d) {
     add(n, format_real(v), describe(r), d);

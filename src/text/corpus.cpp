@@ -9,6 +9,7 @@
 #include <unordered_set>
 
 #include "han/core/error.h"
+#include "han/text/caps.h"
 #include "han/core/json_text.h"
 
 namespace han {
@@ -62,19 +63,44 @@ Vocab with_vector_words(const Vocab& vocab, const std::vector<std::string>& vect
   return Vocab::from_words(std::move(words));
 }
 
+// The caps for the training texts (auto ones chosen), with a line on what they keep.
+CapChoice caps_for(const std::vector<Example>& train, const TokenizerConfig& tokenizer) {
+  const auto start = Clock::now();
+  std::vector<std::string_view> texts;
+  texts.reserve(train.size());
+  for (const Example& e : train) texts.push_back(e.text);
+  const CapChoice caps = choose_caps(document_shapes(texts, tokenizer), tokenizer);
+  const bool chosen = tokenizer.max_sentences == kAutoCap || tokenizer.max_words == kAutoCap;
+  const bool at_limit = caps.max_sentences == kAutoMaxSentences || caps.max_words == kAutoMaxWords;
+  spdlog::info("caps: {} sentences x {} words{} keep {:.1f}% of the tokens of train", caps.max_sentences, caps.max_words,
+               !chosen ? "" : at_limit ? " (auto, at its limit)" : " (auto)", 100 * caps.kept_fraction);
+  spdlog::debug("caps measured in {:.2f} s", seconds_since(start));
+  return caps;
+}
+
 }  // namespace
 
-Corpus load_corpus(const Config& cfg, const std::vector<std::string>& vector_words) {
-  if (cfg.data.train.empty()) throw Error("data.train: no training file given");
-  refuse_stream_read_twice(cfg);
-  const Tokenizer tokenizer(tokenizer_options(cfg.tokenizer));
-  const std::vector<Example> train = read_split(cfg.data.train, "train", cfg.data.format);
-  if (train.empty()) throw Error(cfg.data.train + ": the training set is empty");
+Config with_corpus_caps(Config cfg, const Corpus& corpus) {
+  cfg.tokenizer.max_sentences = corpus.max_sentences;
+  cfg.tokenizer.max_words = corpus.max_words;
+  return cfg;
+}
+
+Corpus load_corpus(const Config& given, const std::vector<std::string>& vector_words) {
+  if (given.data.train.empty()) throw Error("data.train: no training file given");
+  refuse_stream_read_twice(given);
+  const std::vector<Example> train = read_split(given.data.train, "train", given.data.format);
+  if (train.empty()) throw Error(given.data.train + ": the training set is empty");
   Corpus corpus;
   corpus.labels = collect_labels(train);
   if (corpus.labels.size() < 2)
-    throw Error(cfg.data.train + ": needs at least 2 distinct labels, found " +
+    throw Error(given.data.train + ": needs at least 2 distinct labels, found " +
                 std::to_string(corpus.labels.size()));
+  const CapChoice caps = caps_for(train, given.tokenizer);
+  corpus.max_sentences = caps.max_sentences;
+  corpus.max_words = caps.max_words;
+  const Config cfg = with_corpus_caps(given, corpus);
+  const Tokenizer tokenizer(tokenizer_options(cfg.tokenizer));
   const auto vocab_start = Clock::now();
   VocabBuilder builder;
   for (const Example& e : train) builder.add(tokenizer.tokenize(e.text));

@@ -87,7 +87,7 @@ class TrainingRun {
   double epoch_score(const EpochRecord& rec) const;
   TrainResult finish(bool interrupted, bool stopped_early, Clock::time_point run_start);
 
-  const Config& cfg_;
+  const Config cfg_;  // with the corpus's caps (auto resolved)
   const Corpus& corpus_;
   const TrainOptions& options_;
   const RunFiles files_;
@@ -105,13 +105,13 @@ class TrainingRun {
 };
 
 TrainingRun::TrainingRun(const Config& cfg, const Corpus& corpus, const TrainOptions& options)
-    : cfg_(cfg),
+    : cfg_(with_corpus_caps(cfg, corpus)),
       corpus_(corpus),
       options_(options),
       files_(run_files(options.output_dir)),
       threads_(resolve_threads(cfg.trainer.threads)),
       train_embeddings_(!cfg.model.freeze_embeddings),
-      model_(initial_model(cfg, corpus)),
+      model_(initial_model(cfg_, corpus)),
       workers_(model_.params, threads_),
       optimizer_(make_optimizer(cfg.optimizer, threads_)),
       batcher_(corpus.train, cfg.batching, derive_seed(cfg.trainer.seed, SeedStream::batches)),

@@ -23,11 +23,14 @@ struct DataConfig {
 // The tokenizer's rules: 2 = Unicode (utf8proc); 1 = the rules before, kept for models
 // trained with them (a stored config without tokenizer.version is one of those).
 constexpr int kTokenizerVersion = 2;
+// tokenizer.max_sentences / max_words "auto": caps chosen from the training data when the
+// corpus is loaded (text/caps.h); a trained model always holds the chosen numbers.
+constexpr int kAutoCap = 0;
 
 struct TokenizerConfig {
   bool lowercase = true;
-  int max_sentences = 30;  // sentences kept per document
-  int max_words = 50;      // words kept per sentence
+  int max_sentences = 30;  // sentences kept per document; kAutoCap: chosen from the training data
+  int max_words = 50;      // words kept per sentence; kAutoCap: chosen from the training data
   int min_count = 6;       // a word enters the vocabulary if seen >= min_count times ("more than 5")
   int max_vocab = 50000;   // including PAD and UNK
   int version = kTokenizerVersion;

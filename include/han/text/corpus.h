@@ -14,9 +14,15 @@ struct Corpus {
   Vocab vocab;
   std::vector<std::string> labels;
   std::vector<Document> train, dev, test;
+  int max_sentences = 0, max_words = 0;  // the caps the documents were read with ("auto" chosen)
 };
 
-// Reads data.train (required, non-empty), data.dev and data.test (optional).
+// `cfg` with the corpus's caps in place of "auto": the config a model trained on it holds.
+Config with_corpus_caps(Config cfg, const Corpus& corpus);
+
+// Reads data.train (required, non-empty), data.dev and data.test (optional). The caps
+// ("auto" chosen on the training text, text/caps.h) apply to every split; the corpus log
+// line says how much of the training text they keep.
 // Labels in dev/test that training never saw are errors naming the example.
 // The vocabulary: words seen tokenizer.min_count times in train (most frequent first), then
 // `vector_words` (words with a pretrained vector, in the order given) not already in it,

@@ -1,0 +1,91 @@
+// Caps from the data: what caps keep, and the smallest caps "auto" picks to keep ~95 %
+// of the training tokens at each level.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "han/core/config.h"
+#include "han/text/caps.h"
+#include "support/cli_fixture.h"
+#include "support/paths.h"
+#include "support/run.h"
+
+using namespace han;
+
+TEST_CASE("caps: kept fraction counts the tokens inside S sentences x W words", "[caps]") {
+  const DocumentShapes shapes = {{10, 2}, {1, 1, 1, 1}, {30}};  // 46 tokens
+  CHECK(kept_fraction(shapes, 100, 100) == 1.0);
+  CHECK(kept_fraction(shapes, 1, 100) == Approx((10 + 1 + 30) / 46.0));
+  CHECK(kept_fraction(shapes, 100, 5) == Approx((5 + 2 + 4 + 5) / 46.0));
+  CHECK(kept_fraction({}, 3, 3) == 1.0);
+}
+
+TEST_CASE("caps: auto picks the smallest caps keeping sqrt(0.95) per level, fixed caps stay", "[caps]") {
+  // 100 documents: 95 of 10 sentences x 8 words, 5 of 60 sentences x 100 words.
+  DocumentShapes shapes;
+  for (int d = 0; d < 95; ++d) shapes.emplace_back(10, 8);
+  for (int d = 0; d < 5; ++d) shapes.emplace_back(60, 100);
+  TokenizerConfig cfg;
+  cfg.max_sentences = kAutoCap;
+  cfg.max_words = kAutoCap;
+  const CapChoice c = choose_caps(shapes, cfg);
+  const double per_level = std::sqrt(kAutoCapKeep);
+  // Smallest: one word or one sentence less falls short of the target.
+  CHECK(kept_fraction(shapes, 0, c.max_words) >= per_level);
+  CHECK(kept_fraction(shapes, 0, c.max_words - 1) < per_level);
+  const double words_kept = kept_fraction(shapes, 0, c.max_words);
+  CHECK(kept_fraction(shapes, c.max_sentences, c.max_words) >= per_level * words_kept - 1e-12);
+  CHECK(kept_fraction(shapes, c.max_sentences - 1, c.max_words) < per_level * words_kept);
+  CHECK(c.kept_fraction == Approx(kept_fraction(shapes, c.max_sentences, c.max_words)));
+  CHECK(c.kept_fraction >= kAutoCapKeep - 1e-9);
+  CHECK(c.max_words > 8);  // the long documents hold most of the words: the cap follows them
+  cfg.max_sentences = 7;
+  const CapChoice fixed_s = choose_caps(shapes, cfg);
+  CHECK(fixed_s.max_sentences == 7);
+  CHECK(fixed_s.max_words == c.max_words);
+}
+
+TEST_CASE("caps: auto stops at its limits on enormous documents", "[caps]") {
+  const DocumentShapes shapes = {std::vector<std::int32_t>(5000, 1000)};
+  TokenizerConfig cfg;
+  cfg.max_sentences = kAutoCap;
+  cfg.max_words = kAutoCap;
+  const CapChoice c = choose_caps(shapes, cfg);
+  CHECK(c.max_words == kAutoMaxWords);
+  CHECK(c.max_sentences == kAutoMaxSentences);
+}
+
+TEST_CASE("caps: \"auto\" reads and writes in config JSON, other text is refused", "[caps][config]") {
+  const Config c = config_from_json(nlohmann::json::parse(R"({"tokenizer": {"max_sentences": "auto", "max_words": 40}})"), "t.json");
+  CHECK(c.tokenizer.max_sentences == kAutoCap);
+  CHECK(c.tokenizer.max_words == 40);
+  CHECK(config_to_json(c)["tokenizer"]["max_sentences"] == "auto");
+  CHECK(config_to_json(c)["tokenizer"]["max_words"] == 40);
+  CHECK_THROWS_WITH(config_from_json(nlohmann::json::parse(R"({"tokenizer": {"max_words": "automatic"}})"), "t.json"),
+                    Catch::Contains("tokenizer.max_words") && Catch::Contains("an integer or \"auto\""));
+  CHECK_THROWS_WITH(config_from_json(nlohmann::json::parse(R"({"tokenizer": {"max_words": 0}})"), "t.json"),
+                    Catch::Contains("tokenizer.max_words"));
+}
+
+TEST_CASE("train with auto caps: the model holds the chosen numbers, config.json keeps auto", "[cli][caps]") {
+  const han::test::CliFixture& f = han::test::cli_fixture();
+  han::test::TempDir tmp;
+  const std::string out = (tmp.path / "run").string();
+  const han::test::RunResult r = han::test::run(han::test::han_cmd(
+      "train --config " + han::test::source_path("configs/quickstart.json") + " --output " + out + " --set data.train=" +
+      f.data + " --set tokenizer.max_sentences=auto --set tokenizer.max_words=auto --set trainer.epochs=1"
+      " --set model.embedding_dim=8 --set model.word_hidden=4 --set model.sentence_hidden=4 --set model.attention_dim=8"));
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.err.find("(auto) keep 9") != std::string::npos);
+  const auto info = nlohmann::json::parse(han::test::run(han::test::han_cmd("info --json --model " + out + "/model.han")).out);
+  const auto& caps = info["config"]["tokenizer"];
+  REQUIRE(caps["max_sentences"].is_number_integer());
+  REQUIRE(caps["max_words"].is_number_integer());
+  CHECK(caps["max_sentences"].get<int>() >= 1);
+  CHECK(caps["max_words"].get<int>() >= 1);
+  const auto stored = nlohmann::json::parse(han::test::slurp(out + "/config.json"));
+  CHECK(stored["tokenizer"]["max_sentences"] == "auto");
+  const han::test::RunResult p = han::test::run(han::test::han_cmd("predict --model " + out + "/model.han"), "a fine film.\n");
+  CHECK(p.exit_code == 0);
+  CHECK(han::test::lines_of(p.out).size() == 1);
+}
