@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "commands.h"
+#include "self_docs.h"
 #include "han/core/config.h"
 #include "han/core/error.h"
 #include "han/core/malloc_tuning.h"
@@ -131,7 +132,7 @@ int main(int raw_argc, char** raw_argv) {
   char** argv = arg_pointers.data();
   CLI::App app{"han: document classification with Hierarchical Attention Networks (Yang et al., 2016)"};
   app.name("han");
-  app.set_version_flag("--version", HAN_VERSION);
+  app.set_version_flag("--version", han::cli::version_line());
   app.require_subcommand(1);
   han::cli::add_train_command(app);
   han::cli::add_predict_command(app);
@@ -139,6 +140,9 @@ int main(int raw_argc, char** raw_argv) {
   han::cli::add_info_command(app);
   han::cli::add_ablate_command(app);
   han::cli::add_embed_command(app);
+  // Set after the verbs, which would otherwise inherit it.
+  app.footer("Also: han --man (the manual page), han --completion bash|zsh (shell completion).");
+  if (const std::optional<int> status = han::cli::answer_self_docs(app, argc, argv)) return *status;
   if (const std::optional<int> status = answer_verb(app, argc, argv)) return *status;
   try {
     app.parse(argc, argv);
