@@ -101,3 +101,17 @@ TEST_CASE("input stream: a pipe delivering one 0x1f byte at a time is still snif
   CHECK(read_all(in) == "\x1f" "A\n");
   ::close(fds[0]);
 }
+
+TEST_CASE("input stream: streams are told from files and folders, and '-' is /dev/stdin", "[input_stream]") {
+  TempDir tmp;
+  CHECK(han::is_stream_path("-"));
+  CHECK(han::is_stream_path("/dev/null"));
+  CHECK_FALSE(han::is_stream_path(tmp.write("f", "x")));
+  CHECK_FALSE(han::is_stream_path(tmp.path.string()));
+  CHECK_FALSE(han::is_stream_path((tmp.path / "missing").string()));
+  REQUIRE(run("mkfifo " + (tmp.path / "fifo").string()).exit_code == 0);
+  CHECK(han::is_stream_path((tmp.path / "fifo").string()));
+  CHECK(han::same_input("-", "/dev/stdin"));
+  CHECK(han::same_input("-", "-"));
+  CHECK_FALSE(han::same_input("-", tmp.write("g", "y")));
+}

@@ -2,6 +2,7 @@
 // file:line) and what model.embeddings / model.freeze_embeddings do in training.
 #include <catch2/catch.hpp>
 
+#include <cstring>
 #include <string>
 
 #include "han/core/error.h"
@@ -174,4 +175,26 @@ TEST_CASE("pretrained vectors: word2vec binary, gzip'd text, and a cut-short bin
 
   const std::string wrong_dim = tmp.write("dim.txt", "2 4\ngood 1 2 3 4\n");
   CHECK(error_of(other, wrong_dim) == wrong_dim + ":1: the vectors have 4 values, model.embedding_dim is 3");
+}
+
+TEST_CASE("pretrained vectors: '+' signs and underflow read as the tools write them, nan and inf are refused",
+          "[pretrained]") {
+  TempDir tmp;
+  const Vocab vocab = small_vocab();
+  Matrix table = untouched_table();
+  CHECK(load_pretrained_vectors(table, vocab, tmp.write("v.txt", "good +0.5 1e-50 -2\n")) == 1);
+  CHECK(equal(table.col(vocab.id("good")), column(0.5f, 0, -2)));
+  for (const std::string& bad : {"good nan 1 2\n", "good 1 inf 2\n", "good 1 2 1e99\n"}) {
+    INFO(bad);
+    const std::string path = tmp.write("bad.txt", bad);
+    CHECK(error_of(table, path) == path + ":1: expected numbers after the word");
+  }
+  // A binary file whose first float begins with the byte of a line break is still binary.
+  float first = 0;
+  const unsigned char bytes[4] = {0x0A, 0x00, 0x80, 0x3F};  // about 1.0000012
+  std::memcpy(&first, bytes, 4);
+  const std::string bin = binary_vectors({{"good", {first, 2, 3}}}, 3);
+  Matrix from_bin = untouched_table();
+  CHECK(load_pretrained_vectors(from_bin, vocab, tmp.write("nl.bin", bin)) == 1);
+  CHECK(equal(from_bin.col(vocab.id("good")), column(first, 2, 3)));
 }

@@ -33,6 +33,7 @@ Config embed_config(const EmbedArgs& a) {
 
 // Refused before the training rather than after it.
 void check_output_path(const std::string& output) {
+  require_utf8_path("--output", output);  // it is named in the JSON summary
   std::error_code ec;
   if (fs::is_directory(output, ec)) throw han::Error(output + ": is a folder, expected a file name for --output");
   const fs::path folder = fs::absolute(output).parent_path();

@@ -555,7 +555,11 @@ nlohmann::json config_to_json(const Config& c) {
   // fingerprints of stored ablation runs stay the same (reading fills in the defaults).
   // A run that pretrains records its embed settings.
   static const json defaults = all_keys_json(Config{});
-  if (out["data"]["unlabeled"] == defaults["data"]["unlabeled"]) out["data"].erase("unlabeled");
+  static const std::pair<const char*, const char*> later_keys[] = {
+      {"data", "unlabeled"},         {"model", "sentence_dropout"}, {"model", "embedding_dropout"},
+      {"model", "word_dropout"},     {"optimizer", "warmup"},       {"trainer", "select"}};
+  for (const auto& [section, key] : later_keys)
+    if (out[section][key] == defaults[section][key]) out[section].erase(key);
   if (out["embed"] == defaults["embed"] && !pretrains_embeddings(c.model)) out.erase("embed");
   return out;
 }

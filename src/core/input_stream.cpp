@@ -21,6 +21,23 @@ constexpr unsigned char kGzipMagic[2] = {0x1f, 0x8b};
 
 bool is_stdin_name(const std::string& path) { return path == "-"; }
 
+namespace {
+std::string device_path(const std::string& path) { return is_stdin_name(path) ? "/dev/stdin" : path; }
+}  // namespace
+
+bool is_stream_path(const std::string& path) {
+  if (is_stdin_name(path)) return true;
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+}
+
+bool same_input(const std::string& a, const std::string& b) {
+  if (a == b) return true;
+  struct stat sa, sb;
+  return ::stat(device_path(a).c_str(), &sa) == 0 && ::stat(device_path(b).c_str(), &sb) == 0 &&
+         sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
 // zlib's inflate over the raw bytes; one gzip member after another until the input ends.
 class InputStream::Gzip {
  public:

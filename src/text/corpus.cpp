@@ -5,10 +5,12 @@
 #include <chrono>
 #include <filesystem>
 #include <iterator>
+#include <limits>
 #include <tuple>
 #include <unordered_set>
 
 #include "han/core/error.h"
+#include "han/core/input_stream.h"
 #include "han/text/caps.h"
 #include "han/core/json_text.h"
 
@@ -45,8 +47,9 @@ void refuse_stream_read_twice(const Config& cfg) {
   for (std::size_t i = 0; i < std::size(splits); ++i)
     for (std::size_t j = 0; j < i; ++j) {
       const std::string& path = *std::get<1>(splits[i]);
-      std::error_code ec;
-      if (path.empty() || path != *std::get<1>(splits[j]) || std::filesystem::is_regular_file(path, ec)) continue;
+      const std::string& other = *std::get<1>(splits[j]);
+      if (path.empty() || other.empty() || (!is_stream_path(path) && !is_stream_path(other))) continue;
+      if (!same_input(path, other)) continue;
       throw Error(std::string(std::get<0>(splits[i])) + ": " + quote_excerpt(path) + " is also " + std::get<0>(splits[j]) +
                   ", and a stream (stdin, a pipe) can be read only once");
     }
@@ -63,17 +66,19 @@ Vocab with_vector_words(const Vocab& vocab, const std::vector<std::string>& vect
   return Vocab::from_words(std::move(words));
 }
 
-// The caps for the training texts (auto ones chosen), with a line on what they keep.
+// The caps for the training texts, "auto" ones chosen, with a line on what they keep.
+// Fixed caps cost nothing: measuring means tokenizing all the text without caps.
 CapChoice caps_for(const std::vector<Example>& train, const TokenizerConfig& tokenizer) {
+  if (tokenizer.max_sentences != kAutoCap && tokenizer.max_words != kAutoCap)
+    return {tokenizer.max_sentences, tokenizer.max_words, std::numeric_limits<double>::quiet_NaN()};
   const auto start = Clock::now();
   std::vector<std::string_view> texts;
   texts.reserve(train.size());
   for (const Example& e : train) texts.push_back(e.text);
   const CapChoice caps = choose_caps(document_shapes(texts, tokenizer), tokenizer);
-  const bool chosen = tokenizer.max_sentences == kAutoCap || tokenizer.max_words == kAutoCap;
   const bool at_limit = caps.max_sentences == kAutoMaxSentences || caps.max_words == kAutoMaxWords;
   spdlog::info("caps: {} sentences x {} words{} keep {:.1f}% of the tokens of train", caps.max_sentences, caps.max_words,
-               !chosen ? "" : at_limit ? " (auto, at its limit)" : " (auto)", 100 * caps.kept_fraction);
+               at_limit ? " (auto, at its limit)" : " (auto)", 100 * caps.kept_fraction);
   spdlog::debug("caps measured in {:.2f} s", seconds_since(start));
   return caps;
 }

@@ -1,6 +1,8 @@
 #include "han/text/pretrained_vectors.h"
 
 #include <charconv>
+#include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <string_view>
 #include <vector>
@@ -69,9 +71,19 @@ std::vector<std::string_view> fields_of(std::string_view line) {
   return out;
 }
 
+// A finite number as word2vec, GloVe and fastText write them: a leading '+' is allowed,
+// and a value too small for a float reads as 0.
 bool parse_number(std::string_view s, float& v) {
+  if (!s.empty() && s[0] == '+') s.remove_prefix(1);
   const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  return ec == std::errc() && end == s.data() + s.size();
+  if (end != s.data() + s.size()) return false;
+  if (ec == std::errc::result_out_of_range) {
+    const double d = std::strtod(std::string(s).c_str(), nullptr);
+    if (!std::isfinite(d) || std::fabs(d) >= 1) return false;  // an overflow, not an underflow
+    v = 0;
+    return true;
+  }
+  return ec == std::errc() && std::isfinite(v);
 }
 
 // word2vec's optional "count dim" first line: two integers.
@@ -90,11 +102,13 @@ bool looks_binary(ByteReader& r, std::size_t dim) {
   const std::string_view head = r.peek(1024 + 4 * dim);
   const std::size_t space = head.find(' ');
   if (space == std::string_view::npos) return false;
-  // Text's first line ends before its numbers' bytes could run into the next word.
+  // A text line holds dim numbers and dim - 1 blanks: a line break sooner is a raw float's.
   std::string_view values = head.substr(space + 1, 4 * dim);
-  values = values.substr(0, values.find('\n'));
+  const std::size_t line_end = values.find('\n');
+  if (line_end != std::string_view::npos && line_end + 1 < 2 * dim) return true;
+  values = values.substr(0, line_end);
   for (char c : values)
-    if (c == '\0' || !std::strchr("0123456789.eE+- \t\rnaifNAIF", c)) return true;
+    if (c == '\0' || !std::strchr("0123456789.eE+- \t\r", c)) return true;
   return false;
 }
 
@@ -114,7 +128,7 @@ class VectorLoader {
     if (f.empty()) return;
     const std::string where = path_ + ":" + std::to_string(line_no);
     for (std::size_t i = 1; i < f.size(); ++i)
-      if (f[i].find_first_not_of("0123456789.eE+-naifNAIF") != std::string_view::npos)
+      if (f[i].find_first_not_of("0123456789.eE+-") != std::string_view::npos)
         throw Error(where + ": expected numbers after the word");
     if (static_cast<Index>(f.size() - 1) != dim_)
       throw Error(where + ": vector has " + std::to_string(f.size() - 1) + " values, model.embedding_dim is " +

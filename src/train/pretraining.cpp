@@ -3,8 +3,6 @@
 #include <spdlog/spdlog.h>
 
 #include <cmath>
-#include <filesystem>
-#include <system_error>
 
 #include "han/core/error.h"
 #include "han/core/input_stream.h"
@@ -19,9 +17,7 @@ namespace {
 // Pretraining reads data.train twice: for the vectors, then for the classifier.
 void refuse_stream_train(const Config& cfg) {
   const std::string& path = cfg.data.train;
-  std::error_code ec;
-  if (path.empty() || (!is_stdin_name(path) && (!std::filesystem::exists(path, ec) || std::filesystem::is_regular_file(path, ec))))
-    return;
+  if (path.empty() || !is_stream_path(path)) return;
   throw Error("data.train: " + quote_excerpt(path) + " is a stream (stdin, a pipe), read once, but model.embeddings "
               "\"pretrain\" reads the training data twice; save it to a file first");
 }
