@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# Accuracy study: trains a han config on the shared corpora with several seeds and runs the
+# reference baselines (TF-IDF + LinearSVC, fastText with the tutorial's settings) on the same
+# splits, then prints one table row per corpus. Test accuracy is always taken at the best DEV
+# epoch (han train picks it); nothing here looks at test to choose anything.
+#
+# Usage: scripts/accuracy.sh [--config FILE] [--seeds N] [--corpora "20news imdb spamassassin"]
+#          [--data DIR] [--out DIR] [--log FILE] [--no-baselines] [--set key=value]...
+#   --config  han config (default configs/best.json)
+#   --seeds   runs seeds 1..N (default 3)
+#   --data    corpora root holding <corpus>/{train,dev,test}.jsonl (default ../shared/data);
+#             <corpus>/unsup.txt, if present, becomes data.unlabeled when the config pretrains
+#   --out     results folder (default runs/accuracy-<config name>); rerunning skips every run
+#             whose result is already there, so an interrupted study continues where it stopped
+#   --log     TSV that gets one line per finished han run (default <out>/runs.tsv)
+#   --set     extra han overrides, applied after the data paths
+# Env: HAN (default build/han), BENCH (default ../shared/bench).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+config=configs/best.json seeds=3 corpora="20news imdb spamassassin" data=../shared/data
+out="" log="" baselines=1 sets=()
+while [ $# -gt 0 ]; do
+  case $1 in
+    --config) config=$2; shift 2 ;;
+    --seeds) seeds=$2; shift 2 ;;
+    --corpora) corpora=$2; shift 2 ;;
+    --data) data=$2; shift 2 ;;
+    --out) out=$2; shift 2 ;;
+    --log) log=$2; shift 2 ;;
+    --no-baselines) baselines=0; shift ;;
+    --set) sets+=(--set "$2"); shift 2 ;;
+    *) echo "accuracy.sh: unknown argument '$1' (see the header of $0)" >&2; exit 2 ;;
+  esac
+done
+han=${HAN:-build/han} bench=${BENCH:-../shared/bench} py=/usr/bin/python3
+out=${out:-runs/accuracy-$(basename "$config" .json)}
+log=${log:-$out/runs.tsv}
+mkdir -p "$out"
+
+# True when the config (or a --set) asks for skip-gram pretraining, so unsup.txt is worth passing.
+pretrains() {
+  case " ${sets[*]:-} " in *"model.embeddings=pretrain"*) return 0 ;; esac
+  $py -c 'import json,sys; sys.exit(json.load(open(sys.argv[1])).get("model",{}).get("embeddings")!="pretrain")' "$config"
+}
+
+# One han training; its summary line (plus wall seconds) is kept as <out>/<corpus>/seed<N>.json.
+run_han() {
+  local corpus=$1 seed=$2 d=$data/$1 result=$out/$1/seed$2.json
+  [ -s "$result" ] && return 0
+  local extra=()
+  if [ -f "$d/unsup.txt" ] && pretrains; then extra=(--set "data.unlabeled=$(realpath "$d/unsup.txt")"); fi
+  local start=$SECONDS
+  "$han" train --config "$config" --output "$out/$corpus/seed$seed" --overwrite --quiet \
+    --set "data.train=$(realpath "$d/train.jsonl")" --set "data.dev=$(realpath "$d/dev.jsonl")" \
+    --set "data.test=$(realpath "$d/test.jsonl")" "${extra[@]}" "${sets[@]}" --set "trainer.seed=$seed" \
+    > "$result.tmp"
+  $py -c 'import json,sys; s=json.load(open(sys.argv[1])); s["wall_seconds"]=int(sys.argv[2]); print(json.dumps(s))' \
+    "$result.tmp" $((SECONDS - start)) > "$result"
+  rm -f "$result.tmp"
+  local overrides="${sets[*]:-}"
+  $py - "$result" "$config" "$corpus" "$seed" "${overrides//--set /}" >> "$log" <<'EOF'
+import json, sys, time
+result, config, corpus, seed, overrides = sys.argv[1:]
+s = json.load(open(result))
+print("\t".join([time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), config, corpus, "seed=" + seed,
+                 overrides or "-", "best_epoch=%d" % s["best_epoch"], "dev=%.4f" % s["dev_accuracy"],
+                 "test=%.4f" % s["test"]["accuracy"], "seconds=%d" % s["wall_seconds"]]))
+EOF
+}
+
+# The baselines do not depend on the config; their JSON lines go to <out>/<corpus>/baselines.jsonl.
+run_baselines() {
+  local corpus=$1 d=$data/$1 result=$out/$1/baselines.jsonl
+  [ -s "$result" ] && return 0
+  { $py "$bench/sklearn_baseline.py" "$d" --methods svc
+    FT_RUNS="tuned:-lr 1.0 -epoch 25 -wordNgrams 2" "$bench/fasttext_baseline.sh" "$d" 2 "$corpus"
+  } > "$result.tmp"
+  mv "$result.tmp" "$result"
+}
+
+for corpus in $corpora; do
+  mkdir -p "$out/$corpus"
+  [ "$baselines" = 1 ] && run_baselines "$corpus"
+  for seed in $(seq 1 "$seeds"); do run_han "$corpus" "$seed"; done
+done
+
+$py - "$out" $corpora <<'EOF'
+import glob, json, os, statistics, sys
+out, corpora = sys.argv[1], sys.argv[2:]
+def mean_sd(xs):
+    if not xs: return "-"
+    return "%.3f ± %.3f" % (statistics.mean(xs), statistics.stdev(xs) if len(xs) > 1 else 0.0)
+print("| corpus | han test (mean ± sd) | n | han dev (mean) | s/run | TF-IDF + LinearSVC | fastText tuned |")
+print("|---|---|---:|---:|---:|---:|---:|")
+for c in corpora:
+    runs = [json.load(open(p)) for p in sorted(glob.glob(f"{out}/{c}/seed*.json"))]
+    base = {}
+    if os.path.exists(f"{out}/{c}/baselines.jsonl"):
+        base = {b["method"]: b["test_acc"] for b in map(json.loads, open(f"{out}/{c}/baselines.jsonl"))}
+    dev = ["%.3f" % statistics.mean(r["dev_accuracy"] for r in runs)] if runs else ["-"]
+    secs = ["%d" % statistics.mean(r["wall_seconds"] for r in runs)] if runs else ["-"]
+    print(f"| {c} | {mean_sd([r['test']['accuracy'] for r in runs])} | {len(runs)} | {dev[0]} | {secs[0]} | "
+          f"{base.get('tfidf12-linearsvc', '-')} | {base.get('fasttext-tuned', '-')} |")
+EOF
