@@ -117,8 +117,6 @@ class Runner {
   DocumentProgress progress_;
 };
 
-std::string source_name(const std::string& path) { return is_stdin_name(path) ? "<stdin>" : path; }
-
 // A whole file (or all of stdin) as one document: its first kMaxLineBytes (the caps keep
 // far less anyway); the rest is not read.
 std::string read_document(const std::string& path) {
@@ -135,7 +133,7 @@ std::string read_document(const std::string& path) {
 
 void read_document_file(Runner& runner, const std::string& path) {
   PredictItem item;
-  item.path = source_name(path);
+  item.path = input_name(path);
   std::string text;
   try {
     text = read_document(path);

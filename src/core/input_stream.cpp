@@ -21,6 +21,8 @@ constexpr unsigned char kGzipMagic[2] = {0x1f, 0x8b};
 
 bool is_stdin_name(const std::string& path) { return path == "-"; }
 
+std::string input_name(const std::string& path) { return is_stdin_name(path) ? "<stdin>" : path; }
+
 namespace {
 std::string device_path(const std::string& path) { return is_stdin_name(path) ? "/dev/stdin" : path; }
 }  // namespace
@@ -89,7 +91,7 @@ class InputStream::Gzip {
   bool in_member_ = true;
 };
 
-InputStream::InputStream(const std::string& path) : name_(is_stdin_name(path) ? "<stdin>" : path) {
+InputStream::InputStream(const std::string& path) : name_(input_name(path)) {
   if (is_stdin_name(path)) {
     fd_ = STDIN_FILENO;
   } else {

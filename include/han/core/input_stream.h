@@ -13,6 +13,8 @@ namespace han {
 
 // True for the names that mean standard input: "-" (and nothing else; /dev/stdin is a path).
 bool is_stdin_name(const std::string& path);
+// How messages and output name an input: "<stdin>" for "-", else the path.
+std::string input_name(const std::string& path);
 // True for "-" and for paths to something read once: a pipe, a socket, a device
 // (/dev/stdin, a shell's /dev/fd/N). Regular files and folders can be read again.
 bool is_stream_path(const std::string& path);
