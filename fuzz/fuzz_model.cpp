@@ -36,8 +36,9 @@ double implied_parameters(const nlohmann::json& header) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size == 0) return 0;
   std::string bytes(reinterpret_cast<const char*>(data + 1), size - 1);
-  if ((data[0] & 1) && bytes.size() >= 8) {
-    const std::uint64_t h = han::model_checksum(bytes.data(), bytes.size() - 8);
+  if ((data[0] & 1) && bytes.size() >= 12) {
+    const auto version = static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[8]));  // 1 or 2 in practice
+    const std::uint64_t h = han::model_checksum(version, bytes.data(), bytes.size() - 8);
     for (int i = 0; i < 8; ++i) bytes[bytes.size() - 8 + i] = static_cast<char>((h >> (8 * i)) & 0xFF);
   }
   han::ModelFileContents contents;

@@ -64,9 +64,7 @@ Classifier load_classifier(const std::string& path, std::vector<NamedTensor>* ex
   const double expected = han_parameter_count(c.config.model, static_cast<Index>(c.vocab.size()),
                                               static_cast<Index>(c.labels.size()));
   if (stored < expected) throw Error(path + ": model file is corrupted (tensors do not match its config)");
-  Rng rng(0);
-  c.params = han_init(c.config.model, static_cast<Index>(c.vocab.size()),
-                      static_cast<Index>(c.labels.size()), rng);
+  c.params = han_shape(c.config.model, static_cast<Index>(c.vocab.size()), static_cast<Index>(c.labels.size()));
   std::size_t matched = 0;
   HanParams::fields(c.params, [&](const std::string& name, Matrix& m) {
     for (NamedTensor& t : contents.tensors) {
