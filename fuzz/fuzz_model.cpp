@@ -5,6 +5,7 @@
 // vocabulary, labels, tensor shapes) from a temporary file.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -24,7 +25,12 @@ namespace {
 double implied_parameters(const nlohmann::json& header) {
   try {
     const han::Config c = han::config_from_json(header.at("config"), "");
-    return han::han_parameter_count(c.model, static_cast<han::Index>(header.at("vocabulary").size()),
+    const nlohmann::json& words = header.at("vocabulary");  // format 2: one string, '\n' between words
+    const auto vocab_size = words.is_string()
+                                ? std::count(words.get_ref<const std::string&>().begin(),
+                                             words.get_ref<const std::string&>().end(), '\n') + 1
+                                : static_cast<std::ptrdiff_t>(words.size());
+    return han::han_parameter_count(c.model, static_cast<han::Index>(vocab_size),
                                     static_cast<han::Index>(header.at("labels").size()));
   } catch (...) {
     return 0;  // the loader reports it
