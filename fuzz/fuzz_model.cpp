@@ -5,6 +5,7 @@
 // vocabulary, labels, tensor shapes) from a temporary file.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -24,7 +25,12 @@ namespace {
 double implied_parameters(const nlohmann::json& header) {
   try {
     const han::Config c = han::config_from_json(header.at("config"), "");
-    return han::han_parameter_count(c.model, static_cast<han::Index>(header.at("vocabulary").size()),
+    const nlohmann::json& words = header.at("vocabulary");  // format 2: one string, '\n' between words
+    const auto vocab_size = words.is_string()
+                                ? std::count(words.get_ref<const std::string&>().begin(),
+                                             words.get_ref<const std::string&>().end(), '\n') + 1
+                                : static_cast<std::ptrdiff_t>(words.size());
+    return han::han_parameter_count(c.model, static_cast<han::Index>(vocab_size),
                                     static_cast<han::Index>(header.at("labels").size()));
   } catch (...) {
     return 0;  // the loader reports it
@@ -36,8 +42,9 @@ double implied_parameters(const nlohmann::json& header) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size == 0) return 0;
   std::string bytes(reinterpret_cast<const char*>(data + 1), size - 1);
-  if ((data[0] & 1) && bytes.size() >= 8) {
-    const std::uint64_t h = han::model_checksum(bytes.data(), bytes.size() - 8);
+  if ((data[0] & 1) && bytes.size() >= 12) {
+    const auto version = static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[8]));  // 1 or 2 in practice
+    const std::uint64_t h = han::model_checksum(version, bytes.data(), bytes.size() - 8);
     for (int i = 0; i < 8; ++i) bytes[bytes.size() - 8 + i] = static_cast<char>((h >> (8 * i)) & 0xFF);
   }
   han::ModelFileContents contents;

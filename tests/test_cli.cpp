@@ -318,7 +318,7 @@ TEST_CASE("info shows format version, labels, vocabulary and parameter count", "
   const RunResult r = run(han_cmd("info --json --model " + f.model));
   REQUIRE(r.exit_code == 0);
   const json info = json::parse(r.out);
-  CHECK(info["format_version"] == 1);
+  CHECK(info["format_version"] == han::kModelFormatVersion);
   CHECK(info["labels"] == json({"neg", "pos"}));
   CHECK(info["vocabulary_size"].get<int>() > 100);
   CHECK(info["parameters"].get<long>() > 1000);

@@ -8,6 +8,9 @@
 #include <limits>
 #include <string>
 
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
 #include "han/core/error.h"
 #include "support/paths.h"
 #include "han/core/io.h"
@@ -47,15 +50,22 @@ void poke_u32(std::string& s, std::size_t pos, std::uint32_t v) {
   for (int i = 0; i < 4; ++i) s[pos + i] = static_cast<char>((v >> (8 * i)) & 0xFF);
 }
 
-// Recomputes the trailing FNV-1a 64 checksum (for hand-made files).
-void reseal(std::string& s) {
+// FNV-1a 64, version 1's checksum, computed independently of the loader.
+std::uint64_t fnv1a(const std::string& s, std::size_t n) {
   std::uint64_t h = 0xcbf29ce484222325ULL;
-  for (std::size_t i = 0; i + 8 < s.size(); ++i) {
+  for (std::size_t i = 0; i < n; ++i) {
     h ^= static_cast<unsigned char>(s[i]);
     h *= 0x100000001b3ULL;
   }
+  return h;
+}
+
+void put_checksum(std::string& s, std::uint64_t h) {
   for (int i = 0; i < 8; ++i) s[s.size() - 8 + i] = static_cast<char>((h >> (8 * i)) & 0xFF);
 }
+
+// Recomputes the trailing checksum (for hand-made files): XXH3-64 of the bytes before it.
+void reseal(std::string& s) { put_checksum(s, XXH3_64bits(s.data(), s.size() - 8)); }
 
 }  // namespace
 
@@ -63,11 +73,11 @@ TEST_CASE("model file layout starts with magic and version, little-endian", "[mo
   const std::string bytes = han::serialize_model(json::object(), {});
   REQUIRE(bytes.size() == 8 + 4 + 8 + 2 + 4 + 8);  // header "{}"
   CHECK(bytes.substr(0, 8) == "HANMODEL");
-  CHECK(bytes.substr(8, 4) == std::string("\x01\x00\x00\x00", 4));
+  CHECK(bytes.substr(8, 4) == std::string("\x02\x00\x00\x00", 4));
   CHECK(bytes.substr(12, 8) == std::string("\x02\0\0\0\0\0\0\0", 8));
   CHECK(bytes.substr(20, 2) == "{}");
   CHECK(bytes.substr(22, 4) == std::string(4, '\0'));
-  // The trailing checksum is FNV-1a 64 of everything before it (recomputed independently).
+  // The trailing checksum is XXH3-64 of everything before it (recomputed independently).
   std::string copy = bytes;
   reseal(copy);
   CHECK(copy == bytes);
@@ -153,10 +163,10 @@ TEST_CASE("foreign files and other versions are refused clearly", "[model_file]"
   poke_u32(future, 8, 7);
   reseal(future);
   REQUIRE_THROWS_WITH(han::parse_model(future, "m.han"),
-                      Contains("m.han: model format version 7 is not supported (this han reads version 1)"));
+                      Contains("m.han: model format version 7 is not supported (this han reads versions 1 to 2)"));
   // Even without a valid checksum, the version is what gets reported.
-  poke_u32(future, 8, 2);
-  REQUIRE_THROWS_WITH(han::parse_model(future, "m.han"), Contains("model format version 2 is not supported"));
+  poke_u32(future, 8, 3);
+  REQUIRE_THROWS_WITH(han::parse_model(future, "m.han"), Contains("model format version 3 is not supported"));
   try {
     han::parse_model(future, "m.han");
   } catch (const han::Error& e) {
@@ -207,4 +217,34 @@ TEST_CASE("structurally bad files with a valid checksum are refused", "[model_fi
     reseal(s);
     REQUIRE_THROWS_WITH(han::parse_model(s, "m.han"), Contains("corrupted"));
   }
+}
+
+TEST_CASE("version 1 files (FNV-1a checksum) still load, bit-exact", "[model_file]") {
+  std::string v1 = han::serialize_model(small_header(), small_tensors());
+  poke_u32(v1, 8, 1);
+  put_checksum(v1, fnv1a(v1, v1.size() - 8));
+  const han::ModelFileContents m = han::parse_model(v1, "old.han");
+  CHECK(m.version == 1);
+  CHECK(m.header == small_header());
+  REQUIRE(m.tensors.size() == 3);
+  CHECK(same_bits(m.tensors[0].value, small_tensors()[0].value));
+  // A version 1 file sealed with the new checksum is damaged, not silently accepted.
+  reseal(v1);
+  REQUIRE_THROWS_WITH(han::parse_model(v1, "old.han"), Contains("corrupted (checksum mismatch)"));
+}
+
+TEST_CASE("a model file is read from disk the same as from memory, errors included", "[model_file]") {
+  TempDir dir;
+  const std::string bytes = han::serialize_model(small_header(), small_tensors());
+  const std::string path = (dir.path / "m.han").string();
+  auto from_disk = [&](const std::string& content) {
+    std::ofstream(path, std::ios::binary) << content;
+    return han::load_model_file(path);
+  };
+  CHECK(from_disk(bytes).header == small_header());
+  REQUIRE_THROWS_WITH(from_disk(bytes.substr(0, bytes.size() - 20)), Contains(path + ": model file is truncated"));
+  std::string flipped = bytes;
+  flipped[bytes.size() - 12] ^= 0x10;
+  REQUIRE_THROWS_WITH(from_disk(flipped), Contains(path + ": model file is corrupted (checksum mismatch)"));
+  REQUIRE_THROWS_WITH(from_disk(bytes + "x"), Contains(path + ": model file is corrupted (checksum mismatch)"));
 }

@@ -44,10 +44,15 @@ std::string read_file(const std::string& path) {
   return read_file(path, options);
 }
 
-std::string read_file(const std::string& path, const ReadOptions& options) {
+std::FILE* open_for_reading(const std::string& path) {
   check_not_missing_or_folder(path);
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (!f) throw Error(path + ": cannot read: " + std::strerror(errno));
+  return f;
+}
+
+std::string read_file(const std::string& path, const ReadOptions& options) {
+  std::FILE* f = open_for_reading(path);
   FileCloser closer{f};
   struct stat st;
   const bool regular = ::fstat(::fileno(f), &st) == 0 && S_ISREG(st.st_mode);

@@ -15,6 +15,17 @@ HanParams han_init(const ModelConfig& cfg, Index vocab_size, Index classes, Rng&
   return p;
 }
 
+HanParams han_shape(const ModelConfig& cfg, Index vocab_size, Index classes) {
+  HanParams p;
+  p.embedding = embedding_shape(vocab_size, cfg.embedding_dim);
+  p.word_gru = bigru_shape(cfg.embedding_dim, cfg.word_hidden);
+  p.word_attention = attention_shape(2 * cfg.word_hidden, cfg.attention_dim);
+  p.sentence_gru = bigru_shape(2 * cfg.word_hidden, cfg.sentence_hidden);
+  p.sentence_attention = attention_shape(2 * cfg.sentence_hidden, cfg.attention_dim);
+  p.output = linear_shape(2 * cfg.sentence_hidden, classes);
+  return p;
+}
+
 double han_parameter_count(const ModelConfig& cfg, Index vocab_size, Index classes) {
   const double E = cfg.embedding_dim, Hw = cfg.word_hidden, Hs = cfg.sentence_hidden, A = cfg.attention_dim;
   auto bigru = [](double in, double h) { return 2 * (3 * h * in + 3 * h * h + 6 * h); };

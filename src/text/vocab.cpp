@@ -13,36 +13,48 @@ const char* const kPadWord = "<pad>";
 const char* const kUnkWord = "<unk>";
 }  // namespace
 
-Vocab::Vocab() : words_{kPadWord, kUnkWord} {
-  ids_.emplace(words_[kPad], kPad);
-  ids_.emplace(words_[kUnk], kUnk);
+Vocab::Vocab() : Vocab(std::vector<std::string>{kPadWord, kUnkWord}) {}
+
+Vocab::Vocab(std::vector<std::string> words) : words_(std::move(words)) {
+  std::size_t capacity = 4;
+  while (capacity < 2 * words_.size()) capacity *= 2;
+  slots_.assign(capacity, kEmpty);
+  for (std::size_t i = 0; i < words_.size(); ++i) {
+    if (!insert(static_cast<std::int32_t>(i))) {
+      throw Error("vocabulary: duplicate entry \"" + words_[i] + "\" at ids " +
+                  std::to_string(slots_[slot_of(words_[i])]) + " and " + std::to_string(i));
+    }
+  }
+}
+
+std::size_t Vocab::slot_of(std::string_view word) const {
+  const std::size_t mask = slots_.size() - 1;
+  for (std::size_t i = std::hash<std::string_view>{}(word) & mask;; i = (i + 1) & mask) {
+    const std::int32_t id = slots_[i];
+    if (id == kEmpty || words_[static_cast<std::size_t>(id)] == word) return i;
+  }
+}
+
+bool Vocab::insert(std::int32_t id) {
+  const std::size_t i = slot_of(words_[static_cast<std::size_t>(id)]);
+  if (slots_[i] != kEmpty) return false;
+  slots_[i] = id;
+  return true;
 }
 
 Vocab Vocab::from_words(std::vector<std::string> words) {
   if (words.size() < 2 || words[kPad] != kPadWord || words[kUnk] != kUnkWord) {
     throw Error("vocabulary: entries 0 and 1 must be \"<pad>\" and \"<unk>\"");
   }
-  if (words.size() > static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max())) {
+  if (words.size() > static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max() / 4)) {
     throw Error("vocabulary: too many entries (" + std::to_string(words.size()) + ")");
   }
-  Vocab v;
-  v.ids_.clear();
-  v.ids_.reserve(words.size());
-  for (std::size_t i = 0; i < words.size(); ++i) {
-    const auto inserted = v.ids_.emplace(words[i], static_cast<std::int32_t>(i));
-    if (!inserted.second) {
-      throw Error("vocabulary: duplicate entry \"" + words[i] + "\" at ids " +
-                  std::to_string(inserted.first->second) + " and " + std::to_string(i));
-    }
-  }
-  v.words_ = std::move(words);
-  return v;
+  return Vocab(std::move(words));
 }
 
 std::int32_t Vocab::id(std::string_view word) const {
-  // Short words fit the small-string buffer, so this key costs no allocation.
-  const auto it = ids_.find(std::string(word));
-  return it == ids_.end() ? kUnk : it->second;
+  const std::int32_t id = slots_[slot_of(word)];
+  return id == kEmpty ? kUnk : id;
 }
 
 const std::string& Vocab::word(std::int32_t id) const {

@@ -3,6 +3,7 @@
 // errors, and atomic writes (temp file in the same folder, fsync, rename) so a
 // crash or kill during a write never leaves a half-written file behind.
 #include <cstddef>
+#include <cstdio>
 #include <string>
 #include <string_view>
 
@@ -12,6 +13,10 @@ namespace han {
 // Devices and pipes are read too (e.g. /dev/stdin), up to kMaxStreamBytes, so that
 // /dev/zero or `yes |` cannot grow memory without end.
 std::string read_file(const std::string& path);
+
+// Opens `path` for binary reading, with read_file's one-line errors for a missing file,
+// a folder or no permission. The caller closes it.
+std::FILE* open_for_reading(const std::string& path);
 
 constexpr std::size_t kMaxStreamBytes = std::size_t{1} << 30;
 

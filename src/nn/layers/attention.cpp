@@ -41,13 +41,19 @@ Matrix attention_weights_backward(const Matrix& alpha, const Matrix& d_alpha) {
   return alpha.array() * (d_alpha.array().rowwise() - dot.array());
 }
 
-AttentionParams attention_init(Index input_dim, Index attention_dim, Rng& rng) {
+AttentionParams attention_shape(Index input_dim, Index attention_dim) {
   AttentionParams p;
-  const double k = std::sqrt(6.0 / static_cast<double>(input_dim + attention_dim));
   p.W.resize(attention_dim, input_dim);
-  fill_uniform(p.W, -k, k, rng);
-  p.b = Matrix::Zero(attention_dim, 1);
+  p.b.resize(attention_dim, 1);
   p.ctx.resize(attention_dim, 1);
+  return p;
+}
+
+AttentionParams attention_init(Index input_dim, Index attention_dim, Rng& rng) {
+  AttentionParams p = attention_shape(input_dim, attention_dim);
+  const double k = std::sqrt(6.0 / static_cast<double>(input_dim + attention_dim));
+  fill_uniform(p.W, -k, k, rng);
+  p.b.setZero();
   fill_uniform(p.ctx, -0.1, 0.1, rng);
   return p;
 }

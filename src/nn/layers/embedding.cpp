@@ -4,9 +4,14 @@
 
 namespace han {
 
-EmbeddingParams embedding_init(Index vocab_size, Index dim, Rng& rng) {
+EmbeddingParams embedding_shape(Index vocab_size, Index dim) {
   EmbeddingParams p;
   p.table.resize(dim, vocab_size);
+  return p;
+}
+
+EmbeddingParams embedding_init(Index vocab_size, Index dim, Rng& rng) {
+  EmbeddingParams p = embedding_shape(vocab_size, dim);
   fill_uniform(p.table, -0.1, 0.1, rng);
   return p;
 }

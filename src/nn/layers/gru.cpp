@@ -38,13 +38,18 @@ Packing make_packing(const std::vector<Index>& lengths) {
   return pk;
 }
 
-GruParams gru_init(Index input_dim, Index hidden, Rng& rng) {
+GruParams gru_shape(Index input_dim, Index hidden) {
   GruParams p;
-  const double k = 1.0 / std::sqrt(static_cast<double>(hidden));
   p.W.resize(3 * hidden, input_dim);
   p.U.resize(3 * hidden, hidden);
   p.b_ih.resize(3 * hidden, 1);
   p.b_hh.resize(3 * hidden, 1);
+  return p;
+}
+
+GruParams gru_init(Index input_dim, Index hidden, Rng& rng) {
+  GruParams p = gru_shape(input_dim, hidden);
+  const double k = 1.0 / std::sqrt(static_cast<double>(hidden));
   GruParams::fields(p, [&](const std::string&, Matrix& m) { fill_uniform(m, -k, k, rng); });
   return p;
 }
@@ -130,6 +135,13 @@ void gru_backward(const GruParams& p, const Packing& pk, const GruDirection& dir
   }
   g.U.noalias() += c.dgh * c.h_prev.transpose();
   g.b_hh += c.dgh.rowwise().sum();
+}
+
+BiGruParams bigru_shape(Index input_dim, Index hidden) {
+  BiGruParams p;
+  p.fwd = gru_shape(input_dim, hidden);
+  p.bwd = gru_shape(input_dim, hidden);
+  return p;
 }
 
 BiGruParams bigru_init(Index input_dim, Index hidden, Rng& rng) {

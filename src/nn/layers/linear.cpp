@@ -8,11 +8,16 @@ void fill_uniform(Matrix& m, double lo, double hi, Rng& rng) {
   for (Index i = 0; i < m.size(); ++i) m.data()[i] = static_cast<Scalar>(rng.uniform(lo, hi));
 }
 
-LinearParams linear_init(Index in, Index out, Rng& rng) {
+LinearParams linear_shape(Index in, Index out) {
   LinearParams p;
-  const double k = 1.0 / std::sqrt(static_cast<double>(in));
   p.W.resize(out, in);
   p.b.resize(out, 1);
+  return p;
+}
+
+LinearParams linear_init(Index in, Index out, Rng& rng) {
+  LinearParams p = linear_shape(in, out);
+  const double k = 1.0 / std::sqrt(static_cast<double>(in));
   fill_uniform(p.W, -k, k, rng);
   fill_uniform(p.b, -k, k, rng);
   return p;

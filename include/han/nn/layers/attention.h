@@ -49,6 +49,7 @@ struct AttentionCache {
 };
 
 // Glorot-uniform W, zero b, U(-0.1, 0.1) ctx.
+AttentionParams attention_shape(Index input_dim, Index attention_dim);  // allocated, not initialised
 AttentionParams attention_init(Index input_dim, Index attention_dim, Rng& rng);
 // Real positions per column of a 0/1 mask whose ones form a prefix.
 std::vector<Index> mask_lengths(const Matrix& mask);

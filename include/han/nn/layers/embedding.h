@@ -19,6 +19,7 @@ struct EmbeddingParams {
 
 // U(-0.1, 0.1): small next to what Adam moves in an epoch (N(0, 1), PyTorch's default,
 // trained measurably worse on 20news than the reference HAN).
+EmbeddingParams embedding_shape(Index vocab_size, Index dim);  // allocated, not initialised
 EmbeddingParams embedding_init(Index vocab_size, Index dim, Rng& rng);
 
 // x (E, T) = columns of the table for `ids` (T).

@@ -70,6 +70,7 @@ struct GruDirection {
 };
 
 // PyTorch's default: every tensor U(-1/sqrt(H), 1/sqrt(H)).
+GruParams gru_shape(Index input_dim, Index hidden);  // allocated, not initialised
 GruParams gru_init(Index input_dim, Index hidden, Rng& rng);
 // gates: both directions' input side (see bigru_input_table), read through dir.gate_source.
 // Writes this direction's H rows of states (2H, T) flat.
@@ -96,6 +97,7 @@ struct BiGruCache {
   GruCache fwd, bwd;
 };
 
+BiGruParams bigru_shape(Index input_dim, Index hidden);  // allocated, not initialised
 BiGruParams bigru_init(Index input_dim, Index hidden, Rng& rng);
 // (6H, V) both directions' input side for each column of inputs (D, V):
 // [W_fwd; W_bwd] inputs + b_ih + [b_hr; b_hz; 0] (the recurrent r and z biases are folded

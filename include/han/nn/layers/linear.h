@@ -22,6 +22,7 @@ struct LinearCache {
 };
 
 // PyTorch's default: U(-1/sqrt(in), 1/sqrt(in)) for W and b.
+LinearParams linear_shape(Index in, Index out);  // allocated, not initialised
 LinearParams linear_init(Index in, Index out, Rng& rng);
 Matrix linear_forward(const LinearParams& p, const Matrix& x, LinearCache& cache);
 // Adds the parameter gradients into g; returns d x.
