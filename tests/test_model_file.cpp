@@ -153,10 +153,10 @@ TEST_CASE("foreign files and other versions are refused clearly", "[model_file]"
   poke_u32(future, 8, 7);
   reseal(future);
   REQUIRE_THROWS_WITH(han::parse_model(future, "m.han"),
-                      Contains("m.han: model format version 7 is not supported (this han reads version 1)"));
+                      Contains("m.han: model format version 7 is not supported (this han reads versions 1 and 2)"));
   // Even without a valid checksum, the version is what gets reported.
-  poke_u32(future, 8, 2);
-  REQUIRE_THROWS_WITH(han::parse_model(future, "m.han"), Contains("model format version 2 is not supported"));
+  poke_u32(future, 8, 3);
+  REQUIRE_THROWS_WITH(han::parse_model(future, "m.han"), Contains("model format version 3 is not supported"));
   try {
     han::parse_model(future, "m.han");
   } catch (const han::Error& e) {

@@ -116,7 +116,8 @@ std::uint64_t model_checksum(const char* data, std::size_t n) {
   return h;
 }
 
-std::string serialize_model(const nlohmann::json& header, const std::vector<NamedTensor>& tensors) {
+std::string serialize_model(const nlohmann::json& header, const std::vector<NamedTensor>& tensors,
+                            std::uint32_t version) {
   std::string header_text;
   try {
     header_text = header.dump();
@@ -131,7 +132,7 @@ std::string serialize_model(const nlohmann::json& header, const std::vector<Name
   out.reserve(total);
 
   out.append(kMagic, kMagicSize);
-  put_u32(out, kModelFormatVersion);
+  put_u32(out, version);
   put_u64(out, header_text.size());
   out += header_text;
   put_u32(out, static_cast<std::uint32_t>(tensors.size()));
@@ -173,9 +174,10 @@ std::uint32_t check_envelope(const std::string& bytes, const ModelErrors& err) {
   if (std::memcmp(bytes.data(), kMagic, kMagicSize) != 0) throw Error(err.who + ": not a han model file");
   if (bytes.size() < kMagicSize + 4) throw err.truncated();
   const auto version = static_cast<std::uint32_t>(get_le(bytes.data() + kMagicSize, 4));
-  if (version != kModelFormatVersion) {
+  if (version < kModelFormatVersion || version > kEnsembleFormatVersion) {
     throw Error(err.who + ": model format version " + std::to_string(version) +
-                " is not supported (this han reads version " + std::to_string(kModelFormatVersion) + ")");
+                " is not supported (this han reads versions " + std::to_string(kModelFormatVersion) + " and " +
+                std::to_string(kEnsembleFormatVersion) + ")");
   }
   if (bytes.size() < kMinSize) throw err.truncated();
   // The checksum covers everything before it. Verify it before trusting any length.
@@ -244,8 +246,8 @@ ModelFileContents parse_model(const std::string& bytes, const std::string& origi
 }
 
 void save_model_file(const std::string& path, const nlohmann::json& header,
-                     const std::vector<NamedTensor>& tensors) {
-  write_file_atomically(path, serialize_model(header, tensors));
+                     const std::vector<NamedTensor>& tensors, std::uint32_t version) {
+  write_file_atomically(path, serialize_model(header, tensors, version));
 }
 
 ModelFileContents load_model_file(const std::string& path) {
