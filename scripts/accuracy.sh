@@ -62,9 +62,14 @@ run_han() {
 import json, sys, time
 result, config, corpus, seed, overrides = sys.argv[1:]
 s = json.load(open(result))
+# An ensemble (trainer.ensemble > 1) has no best epoch of its own: its members' are listed,
+# and their own test accuracies follow in one more column.
+members = s.get("members", [])
+best = ",".join(str(m["best_epoch"]) for m in members) if members else "%d" % s["best_epoch"]
+extra = ["members_test=" + ",".join("%.4f" % m["test"]["accuracy"] for m in members)] if members else []
 print("\t".join([time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), config, corpus, "seed=" + seed,
-                 overrides or "-", "best_epoch=%d" % s["best_epoch"], "dev=%.4f" % s["dev_accuracy"],
-                 "test=%.4f" % s["test"]["accuracy"], "seconds=%d" % s["wall_seconds"]]))
+                 overrides or "-", "best_epoch=" + best, "dev=%.4f" % s["dev_accuracy"],
+                 "test=%.4f" % s["test"]["accuracy"], "seconds=%d" % s["wall_seconds"]] + extra))
 EOF
 }
 
