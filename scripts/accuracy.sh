@@ -13,7 +13,8 @@
 #   --out     results folder (default runs/accuracy-<config name>); rerunning skips every run
 #             whose result is already there, so an interrupted study continues where it stopped
 #   --log     TSV that gets one line per finished han run (default <out>/runs.tsv)
-#   --set     extra han overrides, applied after the data paths
+#   --set     extra han overrides, applied after the data paths (--set trainer.ensemble=3: each
+#             seed trains an ensemble of 3, seeds seed..seed+2; its log line lists the members')
 # Env: HAN (default build/han), BENCH (default ../shared/bench).
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -73,3 +73,19 @@ TEST_CASE("a model file whose version disagrees with trainer.ensemble is refused
   save_model_file(dir.file("two.han"), contents.header, contents.tensors, kEnsembleFormatVersion);
   CHECK_THROWS_WITH(load_classifier(dir.file("two.han")), Contains("two.han: model file is corrupted (unexpected tensors)"));
 }
+
+TEST_CASE("a single model's file has the layout han 0.1.0 wrote: version 1, no member prefixes, the same header",
+          "[classifier]") {
+  const test::TempDir dir;
+  const Classifier one = small_classifier(1);
+  const nlohmann::json trained = {{"trained", {{"best_epoch", 2}, {"dev_accuracy", 0.75}}}};
+  save_classifier(dir.file("one.han"), one, trained);
+  nlohmann::json header = trained;
+  header["format"] = "han";
+  header["config"] = config_to_json(one.config);
+  header["labels"] = one.labels;
+  header["vocabulary"] = one.vocab.words();
+  std::vector<NamedTensor> tensors;
+  HanParams::fields(one.params, [&](const std::string& name, const Matrix& m) { tensors.push_back({name, m}); });
+  CHECK(read_file(dir.file("one.han")) == serialize_model(header, tensors, 1));
+}
