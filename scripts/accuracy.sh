@@ -13,7 +13,8 @@
 #   --out     results folder (default runs/accuracy-<config name>); rerunning skips every run
 #             whose result is already there, so an interrupted study continues where it stopped
 #   --log     TSV that gets one line per finished han run (default <out>/runs.tsv)
-#   --set     extra han overrides, applied after the data paths
+#   --set     extra han overrides, applied after the data paths (--set trainer.ensemble=3: each
+#             seed trains an ensemble of 3, seeds seed..seed+2; its log line lists the members')
 # Env: HAN (default build/han), BENCH (default ../shared/bench).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -62,9 +63,14 @@ run_han() {
 import json, sys, time
 result, config, corpus, seed, overrides = sys.argv[1:]
 s = json.load(open(result))
+# An ensemble (trainer.ensemble > 1) has no best epoch of its own: its members' are listed,
+# and their own test accuracies follow in one more column.
+members = s.get("members", [])
+best = ",".join(str(m["best_epoch"]) for m in members) if members else "%d" % s["best_epoch"]
+extra = ["members_test=" + ",".join("%.4f" % m["test"]["accuracy"] for m in members)] if members else []
 print("\t".join([time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), config, corpus, "seed=" + seed,
-                 overrides or "-", "best_epoch=%d" % s["best_epoch"], "dev=%.4f" % s["dev_accuracy"],
-                 "test=%.4f" % s["test"]["accuracy"], "seconds=%d" % s["wall_seconds"]]))
+                 overrides or "-", "best_epoch=" + best, "dev=%.4f" % s["dev_accuracy"],
+                 "test=%.4f" % s["test"]["accuracy"], "seconds=%d" % s["wall_seconds"]] + extra))
 EOF
 }
 

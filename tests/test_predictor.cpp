@@ -55,3 +55,34 @@ TEST_CASE("predictions with the word input table equal the plain forward pass", 
     }
   }
 }
+
+TEST_CASE("an ensemble predictor gives the members' mean probabilities and attention weights", "[predictor]") {
+  ModelConfig cfg;
+  cfg.embedding_dim = 12;
+  cfg.word_hidden = 4;
+  cfg.sentence_hidden = 3;
+  cfg.attention_dim = 5;
+  Rng rng(3);
+  const HanParams a = han_init(cfg, 30, 3, rng), b = han_init(cfg, 30, 3, rng);
+  const std::vector<Document> docs = documents(17);
+  for (int threads : {1, 3}) {
+    for (Index batch_size : {4, 64}) {
+      INFO("threads " << threads << ", batch size " << batch_size);
+      std::vector<Explanation> ea, eb, ee;
+      const Matrix pa = Predictor(a, cfg, threads).predict(docs, batch_size, &ea);
+      const Matrix pb = Predictor(b, cfg, threads).predict(docs, batch_size, &eb);
+      const Matrix pe = Predictor({&a, &b}, cfg, threads).predict(docs, batch_size, &ee);
+      CHECK((pa - pb).cwiseAbs().maxCoeff() > 1e-3f);  // two different models
+      CHECK((pe - (pa + pb) / 2).cwiseAbs().maxCoeff() <= 1e-6f);
+      REQUIRE(ee.size() == docs.size());
+      for (std::size_t d = 0; d < docs.size(); ++d) {
+        REQUIRE(ee[d].sentence_weights.size() == docs[d].sentences.size());
+        for (std::size_t s = 0; s < docs[d].sentences.size(); ++s) {
+          CHECK(ee[d].sentence_weights[s] == Approx((ea[d].sentence_weights[s] + eb[d].sentence_weights[s]) / 2).margin(1e-6));
+          for (std::size_t w = 0; w < ee[d].word_weights[s].size(); ++w)
+            CHECK(ee[d].word_weights[s][w] == Approx((ea[d].word_weights[s][w] + eb[d].word_weights[s][w]) / 2).margin(1e-6));
+        }
+      }
+    }
+  }
+}

@@ -64,6 +64,9 @@ AblationOptions ablation_options(const AblateArgs& a, const Config& cfg) {
 void run_ablate(AblateArgs& a) {
   setup_logging(a.log);
   const Config cfg = load_config_file(a.config, a.overrides);
+  if (cfg.trainer.ensemble > 1)
+    throw han::Error("trainer.ensemble: han ablate trains one model per variant and seed (its own --seeds) and does "
+                     "not ensemble them; set trainer.ensemble to 1");
   if (a.output.empty()) a.output = (std::filesystem::path("runs") / ("ablate-" + std::filesystem::path(a.config).stem().string())).string();
   AblationOptions options = ablation_options(a, cfg);
   ProgressBar bar;

@@ -62,7 +62,7 @@ void run_eval(EvalArgs& a) {
   const std::vector<Document> docs = encode_all(examples, c.tokenizer(), c.vocab, c.labels);
   spdlog::debug("{} documents read, tokenized and encoded in {:.2f} s", docs.size(), seconds_since(read_start));
   const auto start = std::chrono::steady_clock::now();  // the predictor's set-up counts as prediction
-  Predictor predictor(c.params, c.config.model, a.threads);
+  Predictor predictor(c.members(), c.config.model, a.threads);
   DocumentProgress progress(show_progress(a.log), static_cast<std::int64_t>(docs.size()));
   predictor.on_progress([&progress](Index done) {
     progress.update(done);

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "commands.h"
+#include "han/core/number_text.h"
 #include "han/core/text_table.h"
 #include "han/infer/classifier.h"
 #include "han/infer/model_file.h"
@@ -18,15 +19,35 @@ struct InfoArgs {
   bool json = false;
 };
 
+// An ensemble's members as the header records them: "seed 2, best epoch 3, dev accuracy 0.8620, ...".
+std::string member_text(const nlohmann::json& m) {
+  auto score = [&](const char* key) {
+    return m.contains(key) && m[key].is_number() ? format_fixed(m[key].get<double>(), 4) : std::string("n/a");
+  };
+  return "seed " + m.value("seed", nlohmann::json()).dump() + ", best epoch " + m.value("best_epoch", nlohmann::json()).dump() +
+         ", dev accuracy " + score("dev_accuracy") + ", dev macro-F1 " + score("dev_macro_f1");
+}
+
+std::vector<std::vector<std::string>> ensemble_rows(const nlohmann::json& trained, int members) {
+  std::vector<std::vector<std::string>> rows = {
+      {"ensemble", std::to_string(members) + " models; predictions average their probabilities and attention"}};
+  const nlohmann::json list = trained.is_object() ? trained.value("members", nlohmann::json::array()) : nlohmann::json();
+  for (std::size_t k = 0; list.is_array() && k < list.size(); ++k)
+    if (list[k].is_object()) rows.push_back({"member " + std::to_string(k + 1), member_text(list[k])});
+  return rows;
+}
+
 void run_info(const InfoArgs& a) {
   nlohmann::json header;
   const Classifier c = load_classifier(a.model, nullptr, &header);  // validates the whole file
-  const std::uint32_t version = kModelFormatVersion;  // a file of any other version is refused
+  const int members = c.config.trainer.ensemble;
+  const Index parameters = parameter_count(c.params) * members;
   nlohmann::json info = {{"model", a.model},
-                         {"format_version", version},
+                         {"format_version", c.format_version},
                          {"labels", c.labels},
                          {"vocabulary_size", c.vocab.size()},
-                         {"parameters", parameter_count(c.params)},
+                         {"parameters", parameters},
+                         {"ensemble", members},
                          {"config", config_to_json(c.config)}};
   if (header.contains("trained")) info["trained"] = header["trained"];
   if (a.json) {
@@ -37,11 +58,19 @@ void run_info(const InfoArgs& a) {
   for (std::size_t i = 0; i < c.labels.size(); ++i) labels += (i ? ", " : "") + c.labels[i];
   std::vector<std::vector<std::string>> rows = {
       {"model", a.model},
-      {"format version", std::to_string(version)},
+      {"format version", std::to_string(c.format_version)},
       {"labels (" + std::to_string(c.labels.size()) + ")", labels},
       {"vocabulary", std::to_string(c.vocab.size()) + " words"},
-      {"parameters", std::to_string(parameter_count(c.params))}};
-  if (header.contains("trained")) rows.push_back({"trained", header["trained"].dump()});
+      {"parameters", std::to_string(parameters) + (members > 1 ? " (" + std::to_string(members) + " members)" : "")}};
+  if (members > 1) {
+    const auto more = ensemble_rows(header.value("trained", nlohmann::json()), members);
+    rows.insert(rows.end(), more.begin(), more.end());
+  }
+  if (header.contains("trained")) {
+    nlohmann::json trained = header["trained"];
+    if (trained.is_object()) trained.erase("members");  // listed above, one row each
+    rows.push_back({"trained", trained.dump()});
+  }
   std::fputs(text_table(rows, "   ").c_str(), stdout);
   std::printf("config\n%s\n", config_to_json(c.config).dump(2).c_str());
 }

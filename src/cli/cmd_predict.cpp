@@ -45,7 +45,7 @@ class Runner {
       : a_(a),
         c_(c),
         tokenizer_(c.tokenizer()),
-        predictor_(c.params, c.config.model, a.threads),
+        predictor_(c.members(), c.config.model, a.threads),
         out_(layout, c, a.model),
         progress_(show_progress(a.log), total) {}
 

@@ -1,6 +1,7 @@
-// han train --config FILE [--set key=value]... [--output DIR] [--overwrite] | han train --resume DIR
+// han train --config FILE [--set key=value]... [--seeds N] [--output DIR] [--overwrite] | han train --resume DIR
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -13,6 +14,7 @@
 #include "han/text/corpus.h"
 #include "han/core/error.h"
 #include "han/infer/evaluation.h"
+#include "han/train/ensemble.h"
 #include "han/train/pretraining.h"
 #include "han/train/run_folder.h"
 #include "han/train/trainer.h"
@@ -28,6 +30,7 @@ struct TrainArgs {
   std::string resume;
   std::vector<std::string> overrides;
   std::string output;
+  int seeds = 0;  // 0: not given; else trainer.ensemble
   bool overwrite = false;
   LogOptions log;
 };
@@ -36,10 +39,23 @@ std::string default_output(const std::string& config_path) {
   return (std::filesystem::path("runs") / std::filesystem::path(config_path).stem()).string();
 }
 
+// --seeds N is short for --set trainer.ensemble=N (one of them, not both).
+std::vector<std::string> with_seeds(const TrainArgs& a) {
+  std::vector<std::string> overrides = a.overrides;
+  if (a.seeds == 0) return overrides;
+  for (const std::string& o : overrides)
+    if (o.rfind("trainer.ensemble=", 0) == 0)
+      throw han::Error("--seeds " + std::to_string(a.seeds) + " and --set " + o +
+                       " both set the ensemble size: give one of them");
+  overrides.push_back("trainer.ensemble=" + std::to_string(a.seeds));
+  return overrides;
+}
+
 PreparedRun prepare_run(const TrainArgs& a) {
   if (a.config.empty() == a.resume.empty()) throw han::Error("train needs exactly one of --config FILE or --resume DIR");
-  if (!a.resume.empty() && (!a.overrides.empty() || !a.output.empty() || a.overwrite))
-    throw han::Error("--resume continues a run as it was configured: it takes no --set, --output or --overwrite");
+  if (!a.resume.empty() && (!a.overrides.empty() || !a.output.empty() || a.overwrite || a.seeds))
+    throw han::Error(
+        "--resume continues a run as it was configured: it takes no --set, --seeds, --output or --overwrite");
   // The folder is named in the JSON summary (its model path): refused before any work.
   if (!a.resume.empty()) {
     require_utf8_path("--resume", a.resume);
@@ -47,41 +63,44 @@ PreparedRun prepare_run(const TrainArgs& a) {
   }
   const std::string output = a.output.empty() ? default_output(a.config) : a.output;
   require_utf8_path(a.output.empty() ? "--output (default: runs/<config name>)" : "--output", output);
-  Config cfg = load_config_file(a.config, a.overrides);
+  Config cfg = load_config_file(a.config, with_seeds(a));
   return plan_run(std::move(cfg), output, a.overwrite);
 }
 
 // A new run that fails before it trained (a missing embeddings file, say) leaves no
 // config.json or vectors.txt behind, so the corrected command is not refused.
-TrainResult train_or_abandon(const PreparedRun& run, const WordVectors* pretrained, const Corpus& corpus,
-                             const TrainOptions& options) {
+template <class Train>
+auto train_or_abandon(const PreparedRun& run, const WordVectors* pretrained, Train&& train) {
   try {
     if (pretrained) save_word_vectors(run.files.vectors, *pretrained);
-    return train_model(run.config, corpus, options);
+    return train();
   } catch (const han::Error&) {
     abandon_run(run);
     throw;
   }
 }
 
-// The progress bar (when shown) and one log line per epoch.
-void report_progress(TrainOptions& options, ProgressBar& bar, const LogOptions& log, int epochs) {
+// The progress bar (when shown) and one log line per epoch, after `tag` (an ensemble's
+// "member k/N: ").
+void report_progress(TrainOptions& options, ProgressBar& bar, const LogOptions& log, int epochs,
+                     const std::string& tag) {
   if (show_progress(log)) {
     options.on_batch = [&bar](const TrainProgress& p) { bar.update(epoch_fraction(p), epoch_progress_text(p)); };
   }
-  options.on_epoch = [&bar, epochs](const EpochRecord& r) {
+  options.on_epoch = [&bar, epochs, &tag](const EpochRecord& r) {
     bar.finish();
-    spdlog::info("epoch {}/{}  loss {:.4f}  dev loss {:.4f}  acc {:.4f}  F1 {:.4f}  {:.1f}s  {:.0f} docs/s  {:.0f} tokens/s  padding {:.2f}{}",
-                 r.epoch, epochs, r.train_loss, r.dev_loss, r.dev_accuracy, r.dev_macro_f1, r.seconds,
+    spdlog::info("{}epoch {}/{}  loss {:.4f}  dev loss {:.4f}  acc {:.4f}  F1 {:.4f}  {:.1f}s  {:.0f} docs/s  {:.0f} tokens/s  padding {:.2f}{}",
+                 tag, r.epoch, epochs, r.train_loss, r.dev_loss, r.dev_accuracy, r.dev_macro_f1, r.seconds,
                  r.docs_per_second, r.tokens_per_second, r.padding_fraction, r.best ? "  *best" : "");
   };
 }
 
-nlohmann::json test_scores(const TrainResult& result, const Config& cfg, const Corpus& corpus) {
+// The test scores of a model (or, given several members, of their ensemble); null without a test set.
+nlohmann::json test_scores(const std::vector<const HanParams*>& members, const Config& cfg, const Corpus& corpus) {
   if (corpus.test.empty()) return nullptr;
   spdlog::debug("scoring {} test documents", corpus.test.size());
   const auto start = std::chrono::steady_clock::now();
-  const Metrics m = evaluate(Predictor(result.best_params, cfg.model, cfg.trainer.threads), corpus.test,
+  const Metrics m = evaluate(Predictor(members, cfg.model, cfg.trainer.threads), corpus.test,
                              cfg.batching.batch_size);
   spdlog::debug("test scoring took {:.2f} s",
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
@@ -97,7 +116,7 @@ void print_summary(const TrainResult& result, const PreparedRun& run, const Corp
       {"stopped_early", result.stopped_early},
       {"dev_accuracy", finite_or_null(best.dev_accuracy)},
       {"dev_macro_f1", finite_or_null(best.dev_macro_f1)},
-      {"test", test_scores(result, run.config, corpus)},
+      {"test", test_scores({&result.best_params}, run.config, corpus)},
       {"train_documents", corpus.train.size()},
       {"skipped_empty", result.skipped_empty},
       {"seconds", result.seconds}};
@@ -127,6 +146,67 @@ void stop_when_complete(const PreparedRun& run, const Corpus& corpus) {
                (corpus.test.empty() ? "" : "; the test set was not scored"));
 }
 
+// An ensemble's summary line and the result lines of its metrics.jsonl: the dev and test
+// scores of every member and of the ensemble.
+void print_ensemble_summary(const EnsembleResult& result, const PreparedRun& run, const Corpus& corpus) {
+  const Config& cfg = run.config;
+  nlohmann::json members = nlohmann::json::array();
+  std::vector<nlohmann::json> results;
+  std::vector<const HanParams*> params;
+  Index skipped_empty = 0;
+  for (std::size_t k = 0; k < result.members.size(); ++k) {
+    params.push_back(&result.members[k].best_params);
+    skipped_empty = std::max(skipped_empty, result.members[k].skipped_empty);  // a kept member's: 0
+    results.push_back(member_result_json(cfg, result, static_cast<int>(k + 1), test_scores({params.back()}, cfg, corpus)));
+    members.push_back(results.back());
+    members.back().erase("result");
+  }
+  results.push_back(ensemble_result_json(cfg, result, test_scores(params, cfg, corpus)));
+  write_ensemble_metrics(run.files.folder, cfg.trainer.ensemble, results);
+  const nlohmann::json& ensemble = results.back();
+  const nlohmann::json summary = {{"model", run.files.model},
+                                  {"ensemble", cfg.trainer.ensemble},
+                                  {"dev_accuracy", ensemble["dev_accuracy"]},
+                                  {"dev_macro_f1", ensemble["dev_macro_f1"]},
+                                  {"test", ensemble["test"]},
+                                  {"members", members},
+                                  {"train_documents", corpus.train.size()},
+                                  {"skipped_empty", skipped_empty},
+                                  {"seconds", result.seconds}};
+  std::printf("%s\n", summary.dump().c_str());
+  std::fflush(stdout);
+}
+
+[[noreturn]] void report_interrupted_ensemble(const EnsembleResult& result, const PreparedRun& run) {
+  const std::size_t member = result.members.size();
+  std::fprintf(stderr,
+               "han: interrupted: %zu of %d members finished (kept in %s); member %zu's checkpoint written to %s; "
+               "continue with: han train --resume %s\n",
+               member - 1, run.config.trainer.ensemble, run.files.members.c_str(), member, result.checkpoint.c_str(),
+               run.files.folder.c_str());
+  throw CommandExit{stop_exit_code()};
+}
+
+// trainer.ensemble > 1: the members one after the other, each logged with its tag.
+void run_ensemble(const PreparedRun& run, const WordVectors* pretrained, const Corpus& corpus,
+                  const TrainOptions& options, std::string& tag, ProgressBar& bar) {
+  const int n = run.config.trainer.ensemble;
+  const auto on_member = [&](int k, bool kept) {
+    tag = "member " + std::to_string(k) + "/" + std::to_string(n) + ": ";
+    spdlog::info("member {}/{} (seed {}): {}", k, n, member_config(run.config, k).trainer.seed,
+                 kept ? "finished before, kept" : "training");
+  };
+  const EnsembleResult result =
+      train_or_abandon(run, pretrained, [&] { return train_ensemble(run.config, corpus, options, on_member); });
+  bar.finish();
+  if (result.interrupted) report_interrupted_ensemble(result, run);
+  if (result.dev.total > 0)
+    spdlog::info("ensemble of {}: dev loss {:.4f}  acc {:.4f}  F1 {:.4f}", n, result.dev.log_loss, result.dev.accuracy,
+                 result.dev.macro_f1);
+  stop_when_complete(run, corpus);
+  print_ensemble_summary(result, run, corpus);
+}
+
 void run_train(const TrainArgs& a) {
   setup_logging(a.log);
   const PreparedRun run = prepare_run(a);
@@ -136,12 +216,15 @@ void run_train(const TrainArgs& a) {
   stop_gracefully();  // from here on there is a run to save
   if (!run.resume) begin_run(run);
   ProgressBar bar;
+  std::string tag;  // an ensemble member's, before each epoch's log line
   TrainOptions options;
   options.output_dir = run.files.folder;
   options.resume = run.resume;
   options.stop_requested = stop_requested;
-  report_progress(options, bar, a.log, run.config.trainer.epochs);
-  const TrainResult result = train_or_abandon(run, pretrained ? &*pretrained : nullptr, corpus, options);
+  report_progress(options, bar, a.log, run.config.trainer.epochs, tag);
+  const WordVectors* vectors = pretrained ? &*pretrained : nullptr;
+  if (run.config.trainer.ensemble > 1) return run_ensemble(run, vectors, corpus, options, tag, bar);
+  const TrainResult result = train_or_abandon(run, vectors, [&] { return train_model(run.config, corpus, options); });
   bar.finish();
   if (result.interrupted) {
     std::fprintf(stderr, "han: interrupted: checkpoint written to %s; continue with: han train --resume %s\n",
@@ -158,7 +241,7 @@ void add_train_command(CLI::App& app) {
   auto args = std::make_shared<TrainArgs>();
   CLI::App* cmd = app.add_subcommand("train", "Train a model from a JSON config");
   cmd->add_option("-c,--config", args->config, "JSON config file (see README: Configuration)")->type_name("FILE");
-  cmd->add_option("-r,--resume", args->resume, "Continue an interrupted run from DIR/checkpoint.han")->type_name("DIR");
+  cmd->add_option("-r,--resume", args->resume, "Continue an interrupted run from its checkpoint (DIR/checkpoint.han, or an ensemble member's)")->type_name("DIR");
   cmd->add_option("-s,--set", args->overrides, "Override a config key: key.path=value (repeatable)")
       ->allow_extra_args(false)
       ->type_name("KEY=VALUE");
@@ -166,6 +249,11 @@ void add_train_command(CLI::App& app) {
                   "Output folder for model.han, config.json, metrics.jsonl (default: runs/<config name>)")
       ->type_name("DIR");
   cmd->add_flag("--overwrite", args->overwrite, "Replace the run the output folder holds (else it is refused)");
+  cmd->add_option("--seeds", args->seeds,
+                  "Train an ensemble of N models (seeds trainer.seed, +1, ...) whose probabilities are averaged: "
+                  "--set trainer.ensemble=N")
+      ->type_name("N")
+      ->check(CLI::Range(1, 100));
   add_log_options(*cmd, args->log);
   cmd->callback([args] { run_train(*args); });
 }

@@ -21,14 +21,25 @@ std::string tsv_field(std::string s) {
   return s;
 }
 
-nlohmann::ordered_json explanation_json(const TokenizedText& words, const Explanation& e) {
+// An ensemble's weights are its members' mean: "members" says over how many.
+nlohmann::ordered_json explanation_json(const TokenizedText& words, const Explanation& e, int members) {
   nlohmann::ordered_json sentences = nlohmann::ordered_json::array();
   for (std::size_t s = 0; s < e.sentence_weights.size(); ++s) {
     nlohmann::ordered_json ws = nlohmann::ordered_json::array();
     for (std::size_t w = 0; w < e.word_weights[s].size(); ++w) ws.push_back({words[s][w], e.word_weights[s][w]});
     sentences.push_back({{"weight", e.sentence_weights[s]}, {"words", ws}});
   }
-  return {{"sentences", sentences}};
+  nlohmann::ordered_json out;
+  if (members > 1) out["members"] = members;
+  out["sentences"] = std::move(sentences);
+  return out;
+}
+
+// The html legend's note on where the weights come from.
+std::string attention_source(int members) {
+  if (members < 2) return "";
+  return " The model is an ensemble of " + std::to_string(members) +
+         ": its probabilities and its attention weights are the mean over the members.";
 }
 
 // "path" for a document file; "document 7" (its id) for a line, after its source if named.
@@ -66,7 +77,8 @@ void PredictOutput::finish() {
                                        attention_css(),
                                        "<h1>han predictions</h1><p class=\"legend\">model " + html_escape(model_path_) +
                                            ". Red bars: sentence attention; blue: word attention times the square root "
-                                           "of its sentence's weight, relative to the strongest word.</p>\n" + html_);
+                                           "of its sentence's weight, relative to the strongest word." +
+                                           attention_source(classifier_.config.trainer.ensemble) + "</p>\n" + html_);
     emit(page, false);
   }
   if (std::fflush(stdout) != 0 || std::ferror(stdout)) throw write_error();
@@ -112,7 +124,7 @@ std::string PredictOutput::json_row(const PredictItem& item, const TopK& top, co
   j["top_k"] = nlohmann::ordered_json::array();
   for (const auto& [label, p] : top) j["top_k"].push_back({{"label", label}, {"probability", p}});
   if (item.has_gold) j["gold"] = item.gold;
-  if (layout_.explain) j["attention"] = explanation_json(item.words, explanation);
+  if (layout_.explain) j["attention"] = explanation_json(item.words, explanation, classifier_.config.trainer.ensemble);
   return dump_one_line(j);
 }
 

@@ -159,6 +159,8 @@ void visit_fields(TrainerConfig& c, V& v) {
   v.enumeration("select", c.select, "dev score that picks the best epoch and drives early stopping");
   v.integer("seed", c.seed, IntRange{0, kTwoTo53},
             "seed for initialisation, shuffling, dropout and skip-gram");
+  v.integer("ensemble", c.ensemble, IntRange{1, 100},
+            "models trained with seeds seed, seed+1, ...; their probabilities are averaged (han train --seeds)");
   v.integer("threads", c.threads, IntRange{0, 1024}, "worker threads (training and skip-gram); 0 = all cores");
 }
 
@@ -557,7 +559,8 @@ nlohmann::json config_to_json(const Config& c) {
   static const json defaults = all_keys_json(Config{});
   static const std::pair<const char*, const char*> later_keys[] = {
       {"data", "unlabeled"},         {"model", "sentence_dropout"}, {"model", "embedding_dropout"},
-      {"model", "word_dropout"},     {"optimizer", "warmup"},       {"trainer", "select"}};
+      {"model", "word_dropout"},     {"optimizer", "warmup"},       {"trainer", "select"},
+      {"trainer", "ensemble"}};
   for (const auto& [section, key] : later_keys)
     if (out[section][key] == defaults[section][key]) out[section].erase(key);
   if (out["embed"] == defaults["embed"] && !pretrains_embeddings(c.model)) out.erase("embed");

@@ -57,7 +57,39 @@ std::string checkpoint_given_as_model(const std::string& path) {
          " (its best model so far is " + (dir / "model.han").string() + ")";
 }
 
+// One model's parameters, moved out of `tensors` (a taken tensor's name is cleared):
+// those named `prefix` + each parameter's name, in the shapes c's config gives.
+HanParams take_member(std::vector<NamedTensor>& tensors, const Classifier& c, const std::string& prefix,
+                      const std::string& path, std::size_t& matched) {
+  HanParams params = han_shape(c.config.model, static_cast<Index>(c.vocab.size()),
+                               static_cast<Index>(c.labels.size()));
+  HanParams::fields(params, [&](const std::string& field, Matrix& m) {
+    const std::string name = prefix + field;
+    for (NamedTensor& t : tensors) {
+      if (t.name != name) continue;
+      if (t.value.rows() != m.rows() || t.value.cols() != m.cols())
+        throw Error(path + ": model file is corrupted (tensor " + name + " has the wrong shape)");
+      m = std::move(t.value);
+      t.name.clear();  // taken
+      ++matched;
+      return;
+    }
+    throw Error(path + ": model file is corrupted (tensor " + name + " is missing)");
+  });
+  return params;
+}
+
 }  // namespace
+
+std::vector<const HanParams*> Classifier::members() const {
+  std::vector<const HanParams*> out{&params};
+  for (const HanParams& m : more_members) out.push_back(&m);
+  return out;
+}
+
+std::string member_tensor_prefix(int member, int members) {
+  return members > 1 ? "member" + std::to_string(member) + "." : "";
+}
 
 void save_classifier(const std::string& path, const Classifier& c, const nlohmann::json& extra,
                      const std::vector<NamedTensor>& extra_tensors) {
@@ -66,10 +98,16 @@ void save_classifier(const std::string& path, const Classifier& c, const nlohman
   header["config"] = config_to_json(c.config);
   header["labels"] = c.labels;
   header["vocabulary"] = joined_words(c.vocab.words());
+  const std::vector<const HanParams*> members = c.members();
+  const int n = static_cast<int>(members.size());
+  HAN_ASSERT(n == c.config.trainer.ensemble);
   std::vector<NamedTensor> tensors;
-  HanParams::fields(c.params, [&](const std::string& name, const Matrix& m) {
-    tensors.push_back({name, m});
-  });
+  for (int k = 0; k < n; ++k) {
+    const std::string prefix = member_tensor_prefix(k + 1, n);
+    HanParams::fields(*members[k], [&](const std::string& name, const Matrix& m) {
+      tensors.push_back({prefix + name, m});
+    });
+  }
   tensors.insert(tensors.end(), extra_tensors.begin(), extra_tensors.end());
   save_model_file(path, header, tensors);
 }
@@ -84,27 +122,22 @@ Classifier load_classifier(const std::string& path, std::vector<NamedTensor>* ex
   c.labels = header_field<std::vector<std::string>>(h, "labels", path);
   if (c.labels.empty()) throw Error(path + ": model file is corrupted (no labels)");
   c.vocab = Vocab::from_words(stored_words(h, path));
+  c.format_version = contents.version;
+  const int members = c.config.trainer.ensemble;
+  // Ensembles came with format 2: a format 1 file claiming one is damaged or hand-made.
+  if (members > 1 && contents.version < 2)
+    throw Error(path + ": model file is corrupted (an ensemble in a format 1 file)");
   // Shapes come from the config; every stored tensor must match one of them exactly. The
   // stored sizes are checked first, so a corrupt config cannot demand a huge allocation.
   double stored = 0;
   for (const NamedTensor& t : contents.tensors) stored += static_cast<double>(t.value.size());
-  const double expected = han_parameter_count(c.config.model, static_cast<Index>(c.vocab.size()),
-                                              static_cast<Index>(c.labels.size()));
+  const double expected = members * han_parameter_count(c.config.model, static_cast<Index>(c.vocab.size()),
+                                                         static_cast<Index>(c.labels.size()));
   if (stored < expected) throw Error(path + ": model file is corrupted (tensors do not match its config)");
-  c.params = han_shape(c.config.model, static_cast<Index>(c.vocab.size()), static_cast<Index>(c.labels.size()));
   std::size_t matched = 0;
-  HanParams::fields(c.params, [&](const std::string& name, Matrix& m) {
-    for (NamedTensor& t : contents.tensors) {
-      if (t.name != name) continue;
-      if (t.value.rows() != m.rows() || t.value.cols() != m.cols())
-        throw Error(path + ": model file is corrupted (tensor " + name + " has the wrong shape)");
-      m = std::move(t.value);
-      t.name.clear();  // taken
-      ++matched;
-      return;
-    }
-    throw Error(path + ": model file is corrupted (tensor " + name + " is missing)");
-  });
+  c.params = take_member(contents.tensors, c, member_tensor_prefix(1, members), path, matched);
+  for (int k = 2; k <= members; ++k)
+    c.more_members.push_back(take_member(contents.tensors, c, member_tensor_prefix(k, members), path, matched));
   if (matched != contents.tensors.size()) {
     if (!extra_tensors) throw Error(path + ": model file is corrupted (unexpected tensors)");
     for (NamedTensor& t : contents.tensors)

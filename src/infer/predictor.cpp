@@ -4,6 +4,7 @@
 
 #include "han/text/batcher.h"
 #include "han/nn/loss.h"
+#include "han/core/error.h"
 #include "han/core/parallel.h"
 
 namespace han {
@@ -53,12 +54,42 @@ void PaddingAttention::add(const PaddingAttention& o) {
 }
 
 Predictor::Predictor(const HanParams& params, const ModelConfig& cfg, int threads)
-    : params_(params), cfg_(cfg), threads_(resolve_threads(threads)), word_inputs_(params) {}
+    : Predictor(std::vector<const HanParams*>{&params}, cfg, threads) {}
+
+Predictor::Predictor(std::vector<const HanParams*> members, const ModelConfig& cfg, int threads)
+    : members_(std::move(members)), cfg_(cfg), threads_(resolve_threads(threads)) {
+  HAN_ASSERT(!members_.empty());
+  word_inputs_.reserve(members_.size());
+  for (const HanParams* m : members_) word_inputs_.emplace_back(*m);
+}
+
+void Predictor::fill_word_inputs(const std::vector<Document>& docs, const std::vector<Index>& indices) const {
+  for (WordInputTable& t : word_inputs_) t.fill(docs, indices);
+}
+
+// The members' mean probabilities (C, B) for one shard. `cache` holds the first member's
+// forward state with the attention weights replaced by the members' mean.
+Matrix Predictor::forward_members(const Batch& shard, HanCache& cache) const {
+  Matrix probs = softmax_columns(
+      han_forward(*members_[0], cfg_, shard, nullptr, cache, /*for_backward=*/false, word_inputs_[0].table()));
+  if (members_.size() == 1) return probs;
+  for (std::size_t m = 1; m < members_.size(); ++m) {
+    HanCache other;
+    probs += softmax_columns(
+        han_forward(*members_[m], cfg_, shard, nullptr, other, /*for_backward=*/false, word_inputs_[m].table()));
+    cache.word_attention.alpha += other.word_attention.alpha;
+    cache.sentence_attention.alpha += other.sentence_attention.alpha;
+  }
+  const Scalar n = static_cast<Scalar>(members_.size());
+  cache.word_attention.alpha /= n;
+  cache.sentence_attention.alpha /= n;
+  return probs / n;
+}
 
 Matrix Predictor::predict_batch(const std::vector<Document>& docs, const std::vector<Index>& indices,
                                 std::vector<Explanation>* explanations,
                                 PaddingAttention* padding) const {
-  word_inputs_.fill(docs, indices);
+  fill_word_inputs(docs, indices);
   return predict_batch(docs, indices, threads_, explanations, padding);
 }
 
@@ -70,13 +101,12 @@ Matrix Predictor::predict_batch(const std::vector<Document>& docs, const std::ve
   std::vector<PaddingAttention> shard_padding(shards.size());
   run_parallel(static_cast<int>(shards.size()), [&](int k) {
     HanCache cache;
-    probs[k] = softmax_columns(
-        han_forward(params_, cfg_, shards[k], nullptr, cache, /*for_backward=*/false, word_inputs_.table()));
+    probs[k] = forward_members(shards[k], cache);
     if (padding) shard_padding[k] = padding_attention(cache);
     if (explanations)
       for (Index b = 0; b < shards[k].size(); ++b) shard_explanations[k].push_back(explain(shards[k], cache, b));
   });
-  Matrix out(params_.output.W.rows(), static_cast<Index>(indices.size()));
+  Matrix out(classes(), static_cast<Index>(indices.size()));
   Index col = 0;
   for (std::size_t k = 0; k < shards.size(); ++k) {
     out.middleCols(col, probs[k].cols()) = probs[k];
@@ -95,9 +125,9 @@ Matrix Predictor::predict(const std::vector<Document>& docs, Index batch_size,
 
 Matrix Predictor::predict(const std::vector<Document>& docs, const std::vector<BatchIndices>& batches,
                           std::vector<Explanation>* explanations, PaddingAttention* padding) const {
-  Matrix out(params_.output.W.rows(), static_cast<Index>(docs.size()));
+  Matrix out(classes(), static_cast<Index>(docs.size()));
   if (explanations) explanations->assign(docs.size(), Explanation());
-  for (const BatchIndices& indices : batches) word_inputs_.fill(docs, indices);
+  for (const BatchIndices& indices : batches) fill_word_inputs(docs, indices);
   // Writes one batch's answers to its documents' columns (disjoint across batches).
   auto predict_into = [&](int threads, const BatchIndices& indices, PaddingAttention* pad) {
     std::vector<Explanation> batch_explanations;

@@ -16,12 +16,13 @@ namespace {
 namespace fs = std::filesystem;
 
 // The files of a run, in the order errors name them.
-const char* const kRunFileNames[] = {"checkpoint.han", "config.json", "metrics.jsonl", "model.han", "vectors.txt"};
+const char* const kRunFileNames[] = {"checkpoint.han", "config.json", "members", "metrics.jsonl", "model.han",
+                                     "vectors.txt"};
 
 void refuse_held_run(const std::string& folder) {
   const std::string held = run_files_held(folder);
   if (held.empty()) return;
-  const bool interrupted = fs::exists(run_files(folder).checkpoint);
+  const bool interrupted = holds_interrupted_run(folder);
   throw Error(folder + " holds a run (" +
               (interrupted ? "an interrupted one: continue it with han train --resume " + folder : held) +
               "); pass --overwrite to replace it");
@@ -39,7 +40,18 @@ RunFiles run_files(const std::string& folder) {
   f.checkpoint = (dir / "checkpoint.han").string();
   f.config = (dir / "config.json").string();
   f.vectors = (dir / "vectors.txt").string();
+  f.members = (dir / "members").string();
   return f;
+}
+
+bool holds_interrupted_run(const std::string& folder) {
+  std::error_code ec;
+  const RunFiles f = run_files(folder);
+  if (fs::exists(f.checkpoint, ec)) return true;
+  if (!fs::is_directory(f.members, ec)) return false;
+  for (const auto& member : fs::directory_iterator(f.members, ec))
+    if (fs::exists(member.path() / "checkpoint.han", ec)) return true;
+  return false;
 }
 
 std::string embeddings_file(const Config& cfg, const RunFiles& files) {
@@ -69,7 +81,8 @@ void remove_run_files(const std::string& folder) {
   }
   if (ec) throw Error("cannot list " + folder + ": " + ec.message(), 1);
   for (const fs::path& path : doomed)
-    if (!fs::remove(path, ec) && ec) throw Error("cannot remove " + path.string() + ": " + ec.message(), 1);
+    if (fs::remove_all(path, ec) == static_cast<std::uintmax_t>(-1) || ec)
+      throw Error("cannot remove " + path.string() + ": " + ec.message(), 1);
 }
 
 PreparedRun plan_run(Config cfg, const std::string& folder, bool overwrite) {
@@ -93,11 +106,17 @@ void begin_run(const PreparedRun& run) {
 }
 
 void abandon_run(const PreparedRun& run) {
-  const std::string held = run_files_held(run.files.folder);
-  if (run.resume || (held != "config.json" && held != "config.json, vectors.txt")) return;
+  if (run.resume || !fs::exists(run.files.config)) return;
   std::error_code ec;
+  // Nothing trained yet: besides config.json and vectors.txt, at most empty member folders.
+  for (const char* name : {"checkpoint.han", "metrics.jsonl", "model.han"})
+    if (fs::exists(fs::path(run.files.folder) / name, ec)) return;
+  if (fs::is_directory(run.files.members, ec))
+    for (const auto& entry : fs::recursive_directory_iterator(run.files.members, ec))
+      if (!entry.is_directory(ec)) return;
   fs::remove(run.files.config, ec);
   fs::remove(run.files.vectors, ec);
+  fs::remove_all(run.files.members, ec);
 }
 
 PreparedRun reopen_run(const std::string& folder) {
@@ -105,7 +124,7 @@ PreparedRun reopen_run(const std::string& folder) {
   PreparedRun run;
   run.files = run_files(folder);
   run.resume = true;
-  if (!fs::exists(run.files.checkpoint))
+  if (!holds_interrupted_run(folder))
     throw Error(run.files.checkpoint + ": no checkpoint to resume from (the run finished, or was never interrupted)");
   const nlohmann::json j = nlohmann::json::parse(read_file(run.files.config), nullptr, false);
   if (j.is_discarded()) throw Error(run.files.config + ": malformed JSON");

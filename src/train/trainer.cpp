@@ -62,7 +62,8 @@ void log_step(int epoch, std::size_t batch, std::size_t batches, long long step,
 Classifier initial_model(const Config& cfg, const Corpus& corpus) {
   Rng rng(derive_seed(cfg.trainer.seed, SeedStream::init));
   return {cfg, corpus.vocab, corpus.labels,
-          han_init(cfg.model, static_cast<Index>(corpus.vocab.size()), static_cast<Index>(corpus.labels.size()), rng)};
+          han_init(cfg.model, static_cast<Index>(corpus.vocab.size()), static_cast<Index>(corpus.labels.size()), rng),
+          {}};
 }
 
 // One training run: the model with its optimizer and gradient workers, and the progress a
@@ -117,7 +118,8 @@ TrainingRun::TrainingRun(const Config& cfg, const Corpus& corpus, const TrainOpt
       batcher_(corpus.train, cfg.batching, derive_seed(cfg.trainer.seed, SeedStream::batches)),
       dev_batches_(scoring_batches(corpus.dev, cfg)) {
   if (!cfg.model.embeddings.empty() && !options.resume) {
-    const std::string vectors = embeddings_file(cfg, files_);
+    const bool shared = pretrains_embeddings(cfg.model) && !options.pretrained_vectors.empty();
+    const std::string vectors = shared ? options.pretrained_vectors : embeddings_file(cfg, files_);
     const std::size_t found = load_pretrained_vectors(model_.params.embedding.table, corpus.vocab, vectors);
     spdlog::info("embeddings: {} of {} vocabulary words found in {}", found, corpus.vocab.size(), vectors);
   }

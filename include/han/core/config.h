@@ -75,7 +75,8 @@ struct TrainerConfig {
   int patience = 3;  // epochs without dev improvement before stopping; 0 = never stop early
   SelectMetric select = SelectMetric::accuracy;  // the dev score that picks the best epoch
   std::uint64_t seed = 1;
-  int threads = 0;  // 0 = all cores
+  int ensemble = 1;  // members trained with seeds seed, seed+1, ...; predictions average them
+  int threads = 0;   // 0 = all cores
 };
 
 // Skip-gram word vectors (han embed, model.embeddings = "pretrain"), the word2vec recipe.

@@ -1,5 +1,7 @@
 #pragma once
-// A trained classifier: everything a model file holds and prediction needs.
+// A trained classifier: everything a model file holds and prediction needs. It is one
+// model, or an ensemble (config.trainer.ensemble = N > 1) of N models that share the
+// config, vocabulary and labels and differ in their seeds; prediction averages them.
 #include <string>
 #include <vector>
 
@@ -15,10 +17,18 @@ struct Classifier {
   Config config;  // the effective training config
   Vocab vocab;
   std::vector<std::string> labels;
-  HanParams params;
+  HanParams params;                     // the model; in an ensemble, its first member
+  std::vector<HanParams> more_members;  // an ensemble's other members, in seed order; else empty
+  std::uint32_t format_version = kModelFormatVersion;  // of the file it was loaded from
 
   Tokenizer tokenizer() const;
+  // Every member, the first one first (one for a single model).
+  std::vector<const HanParams*> members() const;
 };
+
+// An ensemble's file names member k's tensors (k = 1..N) "member<k>.<tensor>"; a single
+// model's have no prefix.
+std::string member_tensor_prefix(int member, int members);
 
 // Writes atomically; `extra` keys (e.g. training summary) go into the JSON header and
 // `extra_tensors` (e.g. a checkpoint's optimizer state) beside the model's own.

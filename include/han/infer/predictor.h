@@ -1,6 +1,8 @@
 #pragma once
 // Batched, threaded inference: probabilities, optional attention explanations and
-// the attention mass that padded positions receive.
+// the attention mass that padded positions receive. Over an ensemble, every member reads
+// the same batches: the probabilities are the members' mean, and so are the attention
+// weights (explanations and padding mass come from the averaged weights).
 #include <functional>
 #include <vector>
 
@@ -30,6 +32,8 @@ class Predictor {
   // Keeps a reference to params, which must outlive it and not change. Not thread-safe:
   // one call at a time (each call fills its documents' words into the word input table).
   Predictor(const HanParams& params, const ModelConfig& cfg, int threads);
+  // An ensemble: members share cfg (and a vocabulary and labels); the same terms.
+  Predictor(std::vector<const HanParams*> members, const ModelConfig& cfg, int threads);
   // Probabilities (C, n), column i for docs[i]. Documents are batched by length.
   Matrix predict(const std::vector<Document>& docs, Index batch_size,
                  std::vector<Explanation>* explanations = nullptr,
@@ -43,7 +47,7 @@ class Predictor {
                        std::vector<Explanation>* explanations = nullptr,
                        PaddingAttention* padding = nullptr) const;
   // Number of classes: the rows of every probability matrix.
-  Index classes() const { return params_.output.W.rows(); }
+  Index classes() const { return members_.front()->output.W.rows(); }
   // Called on the calling thread as predict() works through its batches, with the number
   // of documents answered so far (to draw progress). When it returns false, the batches
   // not yet started are skipped and their columns left unset: the caller that stopped
@@ -53,11 +57,13 @@ class Predictor {
  private:
   Matrix predict_batch(const std::vector<Document>& docs, const std::vector<Index>& indices, int threads,
                        std::vector<Explanation>* explanations, PaddingAttention* padding) const;
+  Matrix forward_members(const Batch& shard, HanCache& cache) const;
+  void fill_word_inputs(const std::vector<Document>& docs, const std::vector<Index>& indices) const;
 
-  const HanParams& params_;
+  std::vector<const HanParams*> members_;
   ModelConfig cfg_;
   int threads_;
-  mutable WordInputTable word_inputs_;  // grows with the words seen; read by every batch
+  mutable std::vector<WordInputTable> word_inputs_;  // one per member; grow with the words seen
   std::function<bool(Index)> progress_;
 };
 

@@ -1,6 +1,7 @@
 #pragma once
 // A run folder: what `han train` writes (config.json, model.han, metrics.jsonl, with
-// model.embeddings = "pretrain" vectors.txt, and when interrupted checkpoint.han) and what
+// model.embeddings = "pretrain" vectors.txt, when interrupted checkpoint.han, and for an
+// ensemble the members/ folder, train/ensemble.h) and what
 // `han train --resume` reads back. A folder holds
 // the files of one run only: a new run never mixes its files with an earlier one's.
 #include <string>
@@ -16,6 +17,7 @@ struct RunFiles {
   std::string checkpoint;  // checkpoint.han: written on interruption, removed on completion
   std::string config;      // config.json: the effective config, data paths absolute
   std::string vectors;     // vectors.txt: the skip-gram vectors of model.embeddings = "pretrain"
+  std::string members;     // members/: an ensemble's members, one run folder each (members/1, ...)
 };
 
 RunFiles run_files(const std::string& folder);
@@ -25,12 +27,12 @@ RunFiles run_files(const std::string& folder);
 std::string embeddings_file(const Config& cfg, const RunFiles& files);
 
 // The run files `folder` holds, as a list for messages ("config.json, model.han": in the
-// order checkpoint.han, config.json, metrics.jsonl, model.han, vectors.txt); "" when it holds no run or
-// does not exist.
+// order checkpoint.han, config.json, members, metrics.jsonl, model.han, vectors.txt); "" when it holds
+// no run or does not exist.
 std::string run_files_held(const std::string& folder);
 
-// Removes the run files `folder` holds, with the temporary files a killed write left of
-// them (model.han.tmp.<pid>, ...); other files stay.
+// Removes the run files `folder` holds (members/ with all it holds), with the temporary files
+// a killed write left of them (model.han.tmp.<pid>, ...); other files stay.
 void remove_run_files(const std::string& folder);
 
 // A run ready to train: its config, its files, and whether it continues a checkpoint.
@@ -53,11 +55,15 @@ PreparedRun plan_run(Config cfg, const std::string& folder, bool overwrite);
 // writes vectors.txt, if any.
 void begin_run(const PreparedRun& run);
 
-// For a new run that failed before writing anything but config.json and vectors.txt (a
-// missing embeddings file, say): removes them, so the corrected command is not refused.
+// For a new run that failed before writing anything but config.json, vectors.txt and empty
+// member folders (a missing embeddings file, say): removes them, so the corrected command
+// is not refused.
 void abandon_run(const PreparedRun& run);
 
-// An interrupted run to continue: DIR/checkpoint.han must exist; the config is the one
+// Whether `folder` holds an interrupted run: its checkpoint.han, or one of an ensemble member's.
+bool holds_interrupted_run(const std::string& folder);
+
+// An interrupted run to continue (holds_interrupted_run); the config is the one
 // DIR/config.json holds.
 PreparedRun reopen_run(const std::string& folder);
 

@@ -31,6 +31,9 @@ struct TrainOptions {
   // Continue from output_dir/checkpoint.han (same config and data) to the same
   // parameters an uninterrupted run reaches.
   bool resume = false;
+  // The vectors of model.embeddings = "pretrain" when they are not output_dir/vectors.txt
+  // (an ensemble's members share their run's).
+  std::string pretrained_vectors;
 };
 
 struct TrainResult {
