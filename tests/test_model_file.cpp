@@ -8,7 +8,6 @@
 #include <limits>
 #include <string>
 
-#define XXH_INLINE_ALL
 #include <xxhash.h>
 
 #include "han/core/error.h"

@@ -21,7 +21,7 @@ Classifier small_classifier() {
   cfg.model.attention_dim = 8;
   Rng rng(7);
   const Vocab vocab = Vocab::from_words({"<pad>", "<unk>", "good", "bad", "caf\xc3\xa9", "film"});
-  return {cfg, vocab, {"neg", "pos"}, han_init(cfg.model, 6, 2, rng)};
+  return {cfg, vocab, {"neg", "pos"}, han_init(cfg.model, 6, 2, rng), {}};
 }
 
 // The same model as han 0.1.0 wrote it: format 1, the vocabulary as a JSON array,

@@ -10,7 +10,6 @@
 #include <set>
 #include <string_view>
 
-#define XXH_INLINE_ALL
 #include <xxhash.h>
 
 #include "han/core/error.h"
