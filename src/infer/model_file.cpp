@@ -5,6 +5,7 @@
 #include <set>
 
 #include "han/core/error.h"
+#include "han/core/hash.h"
 #include "han/core/io.h"
 #include "han/core/json_text.h"
 
@@ -107,14 +108,7 @@ bool walk(const std::string& bytes, std::size_t end, std::size_t* body_end) {
 
 }  // namespace
 
-std::uint64_t model_checksum(const char* data, std::size_t n) {
-  std::uint64_t h = 0xcbf29ce484222325ULL;
-  for (std::size_t i = 0; i < n; ++i) {
-    h ^= static_cast<unsigned char>(data[i]);
-    h *= 0x100000001b3ULL;
-  }
-  return h;
-}
+std::uint64_t model_checksum(const char* data, std::size_t n) { return fnv1a(data, n); }
 
 std::string serialize_model(const nlohmann::json& header, const std::vector<NamedTensor>& tensors) {
   std::string header_text;
