@@ -204,3 +204,15 @@ TEST_CASE("a han built without MPI refuses to run as several ranks of mpirun", "
 }
 
 #endif
+
+TEST_CASE("every verb but train refuses to run as several ranks of mpirun, naming itself", "[mpi]") {
+  for (const std::string verb : {"predict", "eval", "ablate", "embed", "info"}) {
+    const RunResult r = run("OMPI_COMM_WORLD_SIZE=3 " + han_cmd(verb + " --model m.han"));
+    INFO(verb);
+    CHECK(r.exit_code == 2);
+    CHECK(r.out.empty());
+    CHECK(r.err == "han: error: han " + verb +
+                       " runs as one process, not as 3 ranks of mpirun (only han train is distributed; see README: "
+                       "Pipeline recipes for sharding predict)\n");
+  }
+}

@@ -10,6 +10,10 @@
 
 namespace han::cli {
 
+// Every verb but train runs as one process: started as several ranks (mpirun) it would do
+// its work once per rank over the same files. han::Error naming the verb (argv[1]).
+void require_one_rank_unless_train(int argc, char** argv);
+
 // After a start-up phase ran on every rank (`failure`: this rank's, or null): when any
 // rank failed, the lowest such rank reports its error ("rank R: ...") and every rank ends
 // with that rank's exit code.

@@ -93,10 +93,14 @@ void GradientWorkers::reduce() {
 
 // The ordered sum along the ranks (see the header); every rank ends with the total.
 void GradientWorkers::reduce_across(Collective& job, bool train_embeddings) {
-  const auto start = std::chrono::steady_clock::now();
+  using Clock = std::chrono::steady_clock;
+  const auto computed = Clock::now();
   std::vector<std::int32_t> mine;
   for (const Worker& w : workers_) mine.insert(mine.end(), w.cache.token_ids.begin(), w.cache.token_ids.end());
+  // (The first collective of the step: it also waits for the slowest rank's shards.)
   job_ids_ = train_embeddings ? unique_ids(job.all_gather(unique_ids(std::move(mine)))) : std::vector<std::int32_t>{};
+  if (!train_embeddings) job.any(false);
+  const auto start = Clock::now();
   HanParams& root = workers_[0].grads;
   buffer_.resize(gradient_buffer_size(root, job_ids_.size()));
   const int rank = job.rank(), last = job.ranks() - 1;
@@ -111,7 +115,8 @@ void GradientWorkers::reduce_across(Collective& job, bool train_embeddings) {
   if (rank < last) unpack_gradient(buffer_, job_ids_, Unpack::assign, root);
   exchange_.steps += 1;
   exchange_.bytes += static_cast<double>(buffer_.size() * sizeof(Scalar));
-  exchange_.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  exchange_.wait_seconds += std::chrono::duration<double>(start - computed).count();
+  exchange_.seconds += std::chrono::duration<double>(Clock::now() - start).count();
 }
 
 void GradientWorkers::zero() {

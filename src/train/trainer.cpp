@@ -326,8 +326,10 @@ void TrainingRun::log_exchange(int epoch) const {
   const ExchangeStats& x = workers_.exchange();
   if (job_.ranks() == 1 || x.steps == 0) return;
   const double steps = static_cast<double>(x.steps);
-  spdlog::info("epoch {}: gradient exchange between {} ranks: {:.3f} MB and {:.2f} ms per step (mean of {} steps)",
-               epoch, job_.ranks(), x.bytes / steps / 1e6, 1e3 * x.seconds / steps, x.steps);
+  spdlog::info("epoch {}: gradient exchange between {} ranks, per step: {:.3f} MB, {:.2f} ms summing, "
+               "{:.2f} ms waiting for the slowest rank (mean of {} steps so far)",
+               epoch, job_.ranks(), x.bytes / steps / 1e6, 1e3 * x.seconds / steps, 1e3 * x.wait_seconds / steps,
+               x.steps);
 }
 
 double TrainingRun::epoch_score(const EpochRecord& rec) const {

@@ -17,12 +17,12 @@
 
 namespace han {
 
-// What the ranks exchanged, summed over steps (rank 0's view: its wait for the others
-// included, since that is what a step pays).
+// What the ranks exchanged, summed over steps, as this rank saw it.
 struct ExchangeStats {
   long long steps = 0;
-  double bytes = 0;    // gradient buffers sent by one rank (its send or, at the last rank, broadcast)
-  double seconds = 0;  // from the end of this rank's own compute to the total in hand
+  double bytes = 0;         // the gradient buffer each link of the chain and the broadcast carry
+  double wait_seconds = 0;  // from this rank's shards done to every rank's shards done
+  double seconds = 0;       // from then to the total in hand: the gradient sum's own cost
 };
 
 class GradientWorkers {
