@@ -154,7 +154,8 @@ TEST_CASE("mpirun: a rank killed with kill -9 ends the whole job (non-zero, the 
   CHECK(r.exit_code != 0);
   CHECK(r.exit_code != 124);  // (timeout: a hang)
   CHECK(lines_starting(r.err, "han: error").empty());
-  const auto noticed = lines_starting(r.err, std::string(fs::path(HAN_MPIEXEC).filename()) + " noticed that process rank ");
+  const std::string launcher = fs::path(HAN_MPIEXEC).filename().string();
+  const auto noticed = lines_starting(r.err, launcher + " noticed that process rank ");
   REQUIRE(noticed.size() == 1);
   CHECK(noticed[0].find("exited on signal 9 (Killed)") != std::string::npos);
 }

@@ -82,8 +82,8 @@ TEST_CASE("a gradient packed and unpacked keeps every dense value and the embedd
   for (Index col = 0; col < g.embedding.table.cols(); ++col) {
     const bool named = col == 2 || col == 7 || col == 19;
     CHECK(assigned.embedding.table.col(col) == (named ? Vector(g.embedding.table.col(col)) : Vector::Zero(6)));
-    CHECK(added.embedding.table.col(col) == (named ? Vector(g.embedding.table.col(col) + before.embedding.table.col(col))
-                                                   : Vector(before.embedding.table.col(col))));
+    const Vector old_col = before.embedding.table.col(col);
+    CHECK(added.embedding.table.col(col) == (named ? Vector(g.embedding.table.col(col) + old_col) : old_col));
   }
 }
 

@@ -18,7 +18,7 @@ void SingleProcess::receive(int, float*, std::size_t) {
 void SingleProcess::abort(int code) { std::_Exit(code); }
 
 int launched_ranks() {
-  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE"}) {
+  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"}) {
     const char* value = std::getenv(name);
     if (value && std::atoi(value) > 0) return std::atoi(value);
   }

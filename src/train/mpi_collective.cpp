@@ -35,7 +35,8 @@ class MpiCollective : public Collective {
       MPI_Recv(data + at, count(n - at), MPI_FLOAT, from, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   }
   void broadcast(int root, float* data, std::size_t n) override {
-    for (std::size_t at = 0; at < n; at += kMaxCount) MPI_Bcast(data + at, count(n - at), MPI_FLOAT, root, MPI_COMM_WORLD);
+    for (std::size_t at = 0; at < n; at += kMaxCount)
+      MPI_Bcast(data + at, count(n - at), MPI_FLOAT, root, MPI_COMM_WORLD);
   }
   void sum(float* data, std::size_t n) override {
     for (std::size_t at = 0; at < n; at += kMaxCount)

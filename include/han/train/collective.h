@@ -58,8 +58,8 @@ class SingleProcess : public Collective {
   [[noreturn]] void abort(int code) override;
 };
 
-// How many ranks the launcher started (Open MPI's or a PMI launcher's environment: mpirun,
-// mpiexec, srun); 1 when han was not started by one.
+// How many ranks the launcher started (OMPI_COMM_WORLD_SIZE from Open MPI's mpirun, or
+// PMI_SIZE from MPICH's mpiexec or srun); 1 when han was not started by one.
 int launched_ranks();
 
 // The job this process is part of: MPI's when launched as several ranks, else a single
