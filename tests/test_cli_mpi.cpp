@@ -140,6 +140,38 @@ TEST_CASE("mpirun: ranks started with different configs are refused at start-up,
   CHECK(!fs::exists(out + "/model.han"));
 }
 
+TEST_CASE("mpirun: ranks that start from different parameters are refused before training", "[mpi]") {
+  TempDir dir;
+  const std::string train = head_of_data(dir, "data/train.jsonl", 100, "train.jsonl");
+  const std::string out = dir.file("run");
+  // The same path, other bytes: mpirun gives stdin to rank 0 alone (the others read nothing).
+  std::string values;
+  for (int i = 0; i < 16; ++i) values += " 0.5";
+  const std::string vectors = "2 16\nthe" + values + "\nfilm" + values + "\n";
+  const RunResult r = run(mpirun(2, train_args(train, "", out, 1, " --set model.embeddings=/dev/stdin")), vectors);
+  INFO(r.err);
+  CHECK(r.exit_code == 2);
+  const auto errors = lines_starting(r.err, "han: error");
+  REQUIRE(errors.size() == 1);
+  CHECK(errors[0] == "han: error: rank 1 starts from other parameters than rank 0 (its embeddings file differs): "
+                     "every rank must read the same files");
+  CHECK(!fs::exists(out + "/model.han"));
+}
+
+TEST_CASE("mpirun: a failure one rank meets alone in training aborts the job with one line naming it", "[mpi]") {
+  TempDir dir;
+  const std::string train = head_of_data(dir, "data/train.jsonl", 100, "train.jsonl");
+  // A broken vectors file on rank 0's stdin; rank 1 reads nothing and waits for rank 0.
+  const RunResult r = run("timeout 120 " + mpirun(2, train_args(train, "", dir.file("run"), 1,
+                                                                  " --set model.embeddings=/dev/stdin")),
+                          "2 16\nthe 0.5 zz\n");
+  INFO(r.err);
+  CHECK(r.exit_code == 2);  // MPI_Abort's code: not 124 (a hang)
+  const auto errors = lines_starting(r.err, "han: error");
+  REQUIRE(errors.size() == 1);
+  CHECK(errors[0].rfind("han: error: rank 0: /dev/stdin: entry 1 of 2: ", 0) == 0);
+}
+
 TEST_CASE("mpirun: a rank killed with kill -9 ends the whole job (non-zero, the rank named), no hang", "[mpi]") {
   TempDir dir;
   const std::string train = head_of_data(dir, "data/train.jsonl", 1500, "train.jsonl");

@@ -134,7 +134,7 @@ TrainingRun::TrainingRun(const Config& cfg, const Corpus& corpus, const TrainOpt
   refs_ = trained_refs();
   if (options.resume) restore_checkpoint();
   require_same_start();
-  if (batcher_.documents() == 0) throw Error(cfg.data.train + ": every training document is empty");
+  if (batcher_.documents() == 0) throw JobWideError(cfg.data.train + ": every training document is empty");
   if (batcher_.skipped_empty() > 0 && !options.resume)
     spdlog::warn("{} empty training documents skipped (no words)", batcher_.skipped_empty());
   const long long steps_per_epoch = (batcher_.documents() + cfg.batching.batch_size - 1) / cfg.batching.batch_size;
