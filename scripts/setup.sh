@@ -2,7 +2,8 @@
 # Installs han's build tools and libraries on Debian 12. Idempotent and non-interactive.
 set -euo pipefail
 # --fuzz: also clang and its sanitizer/libFuzzer runtimes, for scripts/fuzz.sh.
-packages=(build-essential cmake libeigen3-dev libcli11-dev nlohmann-json3-dev libspdlog-dev libutf8proc-dev zlib1g-dev libxxhash-dev catch2)
+packages=(build-essential cmake libeigen3-dev libcli11-dev nlohmann-json3-dev libspdlog-dev libutf8proc-dev zlib1g-dev libxxhash-dev catch2
+          libopenmpi-dev openmpi-bin)  # MPI: distributed training (mpirun -np N han train)
 for arg in "$@"; do
   case "$arg" in
     --fuzz) packages+=(clang-14 libclang-rt-14-dev) ;;

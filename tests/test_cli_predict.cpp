@@ -194,3 +194,30 @@ TEST_CASE("predict refuses --explain with tsv output", "[cli][predict]") {
   CHECK(r.out.empty());
   CHECK_THAT(r.err, Catch::StartsWith("han: error: --explain needs --format json or html"));
 }
+
+TEST_CASE("the README recipe sharding predict with split and xargs keeps one output line per input line, in order",
+          "[cli][predict][recipe]") {
+  const CliFixture& f = cli_fixture();
+  TempDir dir;
+  // Real reviews with an empty line and a text of no words among them; no final newline.
+  std::string input;
+  const auto reviews = lines_of(slurp(source_path("data/dev.jsonl")));
+  for (std::size_t i = 0; i < 230 && i < reviews.size(); ++i) {
+    std::string text = json::parse(reviews[i])["text"].get<std::string>();
+    std::replace(text.begin(), text.end(), '\n', ' ');
+    input += (i == 57 ? "" : i == 101 ? "..." : text) + "\n";
+  }
+  input += "the last line";
+  const std::string docs = dir.write("docs.txt", input);
+  const RunResult one = run(han_cmd("predict --model " + f.model + " < " + docs));
+  REQUIRE(one.exit_code == 0);
+  REQUIRE(lines_of(one.out).size() == 231);
+  // As in README "Pipeline recipes": chunks of 40 lines, 2 at a time, joined in name order.
+  const RunResult sharded =
+      run("cd " + dir.path.string() + " && split -d -a 4 -l 40 docs.txt chunk. && ls chunk.???? | xargs -P 2 -I{} " +
+          "sh -c \"" + han_cmd("predict --threads 1 --model " + f.model) + " < {} > {}.out\" && cat chunk.*.out");
+  INFO(sharded.err);
+  REQUIRE(sharded.exit_code == 0);
+  CHECK(lines_of(sharded.out).size() == 231);
+  CHECK(sharded.out == one.out);
+}

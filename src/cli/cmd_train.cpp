@@ -15,11 +15,15 @@
 #include "han/core/error.h"
 #include "han/infer/evaluation.h"
 #include "han/train/ensemble.h"
+#include "han/train/collective.h"
 #include "han/train/pretraining.h"
+#include "han/train/rank_agreement.h"
 #include "han/train/run_folder.h"
 #include "han/train/trainer.h"
 #include "interrupts.h"
 #include "logging.h"
+#include "ranks.h"
+#include "self_docs.h"
 #include "training_progress.h"
 
 namespace han::cli {
@@ -51,7 +55,7 @@ std::vector<std::string> with_seeds(const TrainArgs& a) {
   return overrides;
 }
 
-PreparedRun prepare_run(const TrainArgs& a) {
+PreparedRun prepare_run(const TrainArgs& a, int ranks) {
   if (a.config.empty() == a.resume.empty()) throw han::Error("train needs exactly one of --config FILE or --resume DIR");
   if (!a.resume.empty() && (!a.overrides.empty() || !a.output.empty() || a.overwrite || a.seeds))
     throw han::Error(
@@ -64,18 +68,27 @@ PreparedRun prepare_run(const TrainArgs& a) {
   const std::string output = a.output.empty() ? default_output(a.config) : a.output;
   require_utf8_path(a.output.empty() ? "--output (default: runs/<config name>)" : "--output", output);
   Config cfg = load_config_file(a.config, with_seeds(a));
+  // (Each rank would pretrain alone, with Hogwild threads: the ranks would start apart.)
+  if (ranks > 1 && pretrains_embeddings(cfg.model))
+    throw han::Error("model.embeddings: \"pretrain\" is not available under mpirun: train the vectors once with "
+                     "han embed and give their file");
+  if (ranks > 1 && cfg.trainer.ensemble > 1)
+    throw han::Error("trainer.ensemble: ensembles are not trained under mpirun: train each member's seed as its own run");
   return plan_run(std::move(cfg), output, a.overwrite);
 }
 
 // A new run that fails before it trained (a missing embeddings file, say) leaves no
 // config.json or vectors.txt behind, so the corrected command is not refused.
+// Rank 0 alone writes in the run folder.
 template <class Train>
-auto train_or_abandon(const PreparedRun& run, const WordVectors* pretrained, Train&& train) {
+auto train_or_abandon(const PreparedRun& run, const WordVectors* pretrained, const Collective& job, Train&& train) {
+  const bool writes = job.rank() == 0;
   try {
-    if (pretrained) save_word_vectors(run.files.vectors, *pretrained);
+    if (writes && !run.resume) begin_run(run);
+    if (writes && pretrained) save_word_vectors(run.files.vectors, *pretrained);
     return train();
   } catch (const han::Error&) {
-    abandon_run(run);
+    if (writes) abandon_run(run);
     throw;
   }
 }
@@ -84,7 +97,7 @@ auto train_or_abandon(const PreparedRun& run, const WordVectors* pretrained, Tra
 // "member k/N: ").
 void report_progress(TrainOptions& options, ProgressBar& bar, const LogOptions& log, int epochs,
                      const std::string& tag) {
-  if (show_progress(log)) {
+  if (show_progress(log) && options.job->rank() == 0) {
     options.on_batch = [&bar](const TrainProgress& p) { bar.update(epoch_fraction(p), epoch_progress_text(p)); };
   }
   options.on_epoch = [&bar, epochs, &tag](const EpochRecord& r) {
@@ -197,7 +210,7 @@ void run_ensemble(const PreparedRun& run, const WordVectors* pretrained, const C
                  kept ? "finished before, kept" : "training");
   };
   const EnsembleResult result =
-      train_or_abandon(run, pretrained, [&] { return train_ensemble(run.config, corpus, options, on_member); });
+      train_or_abandon(run, pretrained, *options.job, [&] { return train_ensemble(run.config, corpus, options, on_member); });
   bar.finish();
   if (result.interrupted) report_interrupted_ensemble(result, run);
   if (result.dev.total > 0)
@@ -207,30 +220,41 @@ void run_ensemble(const PreparedRun& run, const WordVectors* pretrained, const C
   print_ensemble_summary(result, run, corpus);
 }
 
+// Trains on every rank of the job (one, or mpirun's N): every rank reads the config and
+// the data, the ranks check they read the same, then train together; rank 0 alone writes
+// the run folder and stdout.
 void run_train(const TrainArgs& a) {
   setup_logging(a.log);
-  const PreparedRun run = prepare_run(a);
+  const std::unique_ptr<Collective> job = make_collective();
+  name_rank_in_logs(job->rank(), job->ranks());
+  const PreparedRun run = start_on_every_rank(*job, [&] { return prepare_run(a, job->ranks()); });
   const std::optional<WordVectors> pretrained = pretrain_if_asked(run);
   stop_while_reading(run);
-  const Corpus corpus = load_training_corpus(run, pretrained ? &*pretrained : nullptr);
+  const Corpus corpus =
+      start_on_every_rank(*job, [&] { return load_training_corpus(run, pretrained ? &*pretrained : nullptr); });
   stop_gracefully();  // from here on there is a run to save
-  if (!run.resume) begin_run(run);
   ProgressBar bar;
   std::string tag;  // an ensemble member's, before each epoch's log line
   TrainOptions options;
   options.output_dir = run.files.folder;
   options.resume = run.resume;
   options.stop_requested = stop_requested;
+  options.job = job.get();
   report_progress(options, bar, a.log, run.config.trainer.epochs, tag);
   const WordVectors* vectors = pretrained ? &*pretrained : nullptr;
   if (run.config.trainer.ensemble > 1) return run_ensemble(run, vectors, corpus, options, tag, bar);
-  const TrainResult result = train_or_abandon(run, vectors, [&] { return train_model(run.config, corpus, options); });
+  const TrainResult result = train_on_every_rank(*job, [&] {
+    if (job->ranks() > 1) require_same_inputs(*job, hash_rank_inputs(version_line(), run.config, corpus));
+    return train_or_abandon(run, vectors, *job, [&] { return train_model(run.config, corpus, options); });
+  });
   bar.finish();
   if (result.interrupted) {
-    std::fprintf(stderr, "han: interrupted: checkpoint written to %s; continue with: han train --resume %s\n",
-                 result.checkpoint.c_str(), run.files.folder.c_str());
+    if (job->rank() == 0)
+      std::fprintf(stderr, "han: interrupted: checkpoint written to %s; continue with: han train --resume %s\n",
+                   result.checkpoint.c_str(), run.files.folder.c_str());
     throw CommandExit{stop_exit_code()};
   }
+  if (job->rank() != 0) return;
   stop_when_complete(run, corpus);
   print_summary(result, run, corpus);
 }

@@ -47,6 +47,15 @@ class BarAwareStderrSink : public spdlog::sinks::base_sink<spdlog::details::null
 
 }  // namespace
 
+void name_rank_in_logs(int rank, int ranks) {
+  if (ranks <= 1) return;
+  spdlog::default_logger()->set_pattern("han: [rank " + std::to_string(rank) + "/" + std::to_string(ranks) + "] %v");
+  // One voice: the other ranks repeat rank 0's lines, so they add only what goes wrong
+  // (or everything at debug level).
+  if (rank != 0 && spdlog::get_level() > spdlog::level::debug)
+    spdlog::set_level(std::max(spdlog::get_level(), spdlog::level::warn));
+}
+
 void add_log_options(CLI::App& cmd, LogOptions& options) {
   cmd.add_option("--log-level", options.level,
                  "Log detail on stderr (debug: per-batch shapes and times, reading and scoring times)")

@@ -19,6 +19,9 @@ void add_log_options(CLI::App& cmd, LogOptions& options);
 // Configures spdlog from the options (call at the start of a callback). A log line
 // erases a progress bar drawn on stderr; the bar's next update draws it again below.
 void setup_logging(const LogOptions& options);
+// In a job of several ranks (mpirun), every line names its rank ("han: [rank 1/2] ...") and
+// ranks other than 0 log only warnings and errors unless the level is debug or trace.
+void name_rank_in_logs(int rank, int ranks);
 // A deprecated spelling on the command line: "han: warning: MESSAGE" is logged by the
 // next setup_logging (options are parsed before logging exists, and --quiet applies).
 void warn_deprecated(std::string message);

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "commands.h"
+#include "ranks.h"
 #include "self_docs.h"
 #include "han/core/config.h"
 #include "han/core/error.h"
@@ -145,6 +146,7 @@ int main(int raw_argc, char** raw_argv) {
   if (const std::optional<int> status = han::cli::answer_self_docs(app, argc, argv)) return *status;
   if (const std::optional<int> status = answer_verb(app, argc, argv)) return *status;
   try {
+    han::cli::require_one_rank_unless_train(argc, argv);
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);

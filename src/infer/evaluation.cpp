@@ -25,12 +25,15 @@ double mean_log_loss(const Matrix& probs, const std::vector<std::int32_t>& gold)
 
 Metrics evaluate(const Predictor& predictor, const std::vector<Document>& docs,
                  const std::vector<BatchIndices>& batches, PaddingAttention* padding) {
-  const Matrix probs = predictor.predict(docs, batches, nullptr, padding);
+  return score_predictions(predictor.predict(docs, batches, nullptr, padding), docs);
+}
+
+Metrics score_predictions(const Matrix& probabilities, const std::vector<Document>& docs) {
   std::vector<std::int32_t> gold;
   gold.reserve(docs.size());
   for (const Document& d : docs) gold.push_back(d.label);
-  Metrics m = compute_metrics(gold, argmax_columns(probs), static_cast<std::size_t>(predictor.classes()));
-  m.log_loss = mean_log_loss(probs, gold);
+  Metrics m = compute_metrics(gold, argmax_columns(probabilities), static_cast<std::size_t>(probabilities.rows()));
+  m.log_loss = mean_log_loss(probabilities, gold);
   return m;
 }
 

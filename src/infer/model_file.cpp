@@ -13,6 +13,7 @@
 #include <xxhash.h>
 
 #include "han/core/error.h"
+#include "han/core/hash.h"
 #include "han/core/io.h"
 #include "han/core/json_text.h"
 
@@ -60,19 +61,16 @@ class BodyHash {
       XXH3_64bits_update(state_.get(), data, n);
       return;
     }
-    for (std::size_t i = 0; i < n; ++i) {
-      fnv_value_ ^= static_cast<unsigned char>(data[i]);
-      fnv_value_ *= 0x100000001b3ULL;
-    }
+    fnv_value_.add(data, n);
   }
-  std::uint64_t value() const { return fnv_ ? fnv_value_ : XXH3_64bits_digest(state_.get()); }
+  std::uint64_t value() const { return fnv_ ? fnv_value_.value() : XXH3_64bits_digest(state_.get()); }
 
  private:
   struct FreeState {
     void operator()(XXH3_state_t* s) const { XXH3_freeState(s); }
   };
   bool fnv_;
-  std::uint64_t fnv_value_ = 0xcbf29ce484222325ULL;
+  Fnv1a fnv_value_;
   std::unique_ptr<XXH3_state_t, FreeState> state_;
 };
 

@@ -125,7 +125,8 @@ Matrix Predictor::predict(const std::vector<Document>& docs, Index batch_size,
 
 Matrix Predictor::predict(const std::vector<Document>& docs, const std::vector<BatchIndices>& batches,
                           std::vector<Explanation>* explanations, PaddingAttention* padding) const {
-  Matrix out(classes(), static_cast<Index>(docs.size()));
+  // Documents in none of the batches stay zero (a rank scores its share of dev; the ranks' sum is the whole).
+  Matrix out = Matrix::Zero(classes(), static_cast<Index>(docs.size()));
   if (explanations) explanations->assign(docs.size(), Explanation());
   for (const BatchIndices& indices : batches) fill_word_inputs(docs, indices);
   // Writes one batch's answers to its documents' columns (disjoint across batches).

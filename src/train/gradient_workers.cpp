@@ -1,11 +1,13 @@
 #include "han/train/gradient_workers.h"
 
 #include <algorithm>
+#include <chrono>
 #include <string>
 
 #include "han/core/parallel.h"
 #include "han/nn/loss.h"
 #include "han/nn/parameters.h"
+#include "han/train/gradient_buffer.h"
 
 namespace han {
 namespace {
@@ -36,27 +38,47 @@ GradientWorkers::GradientWorkers(const HanParams& params, int threads) : workers
 }
 
 double GradientWorkers::compute(const HanParams& params, const ModelConfig& cfg, const std::vector<Batch>& shards,
-                                const DropoutPlan& dropout, Index batch_docs, bool train_embeddings) {
+                                const DropoutPlan& dropout, Index batch_docs, bool train_embeddings, Collective& job) {
+  run_shards(params, cfg, shards, static_cast<std::size_t>(job.rank()) * workers_.size(), dropout, batch_docs,
+             train_embeddings);
+  if (job.ranks() == 1)
+    reduce();
+  else
+    reduce_across(job, train_embeddings);
+  return total_loss(job) / static_cast<double>(batch_docs);
+}
+
+// This rank's workers on shards first_shard, first_shard + 1, ... (those that exist).
+void GradientWorkers::run_shards(const HanParams& params, const ModelConfig& cfg, const std::vector<Batch>& shards,
+                                 std::size_t first_shard, const DropoutPlan& dropout, Index batch_docs,
+                                 bool train_embeddings) {
   std::vector<Index> first(shards.size() + 1, 0);
   for (std::size_t k = 0; k < shards.size(); ++k) first[k + 1] = first[k] + shards[k].size();
-  run_parallel(static_cast<int>(shards.size()), [&](int k) {
+  const std::size_t mine = std::min(workers_.size(), shards.size() - std::min(first_shard, shards.size()));
+  run_parallel(static_cast<int>(mine), [&](int k) {
     Worker& w = workers_[k];
+    const Batch& shard = shards[first_shard + k];
     DropoutPlan shard_dropout = dropout;
-    shard_dropout.first_document = first[k];
-    const Matrix logits = han_forward(params, cfg, shards[k], &shard_dropout, w.cache);
+    shard_dropout.first_document = first[first_shard + k];
+    const Matrix logits = han_forward(params, cfg, shard, &shard_dropout, w.cache);
     Matrix d_logits;
-    w.loss = softmax_cross_entropy(logits, shards[k].labels, 1.0 / static_cast<double>(batch_docs), d_logits);
+    w.loss = softmax_cross_entropy(logits, shard.labels, 1.0 / static_cast<double>(batch_docs), d_logits);
     han_backward(params, w.cache, d_logits, w.grads, train_embeddings);
   });
   // Workers beyond the shard count hold stale caches: clear them before the reduction.
-  for (std::size_t k = shards.size(); k < workers_.size(); ++k) {
+  for (std::size_t k = mine; k < workers_.size(); ++k) {
     workers_[k].cache.token_ids.clear();
     workers_[k].loss = 0;
   }
-  reduce();
+}
+
+// The workers' losses added in global worker order (rank by rank), as one process adds them.
+double GradientWorkers::total_loss(Collective& job) const {
+  std::vector<double> mine;
+  for (const Worker& w : workers_) mine.push_back(w.loss);
   double loss = 0;
-  for (const Worker& w : workers_) loss += w.loss;
-  return loss / static_cast<double>(batch_docs);
+  for (double l : job.all_gather(mine)) loss += l;
+  return loss;
 }
 
 // Sums the workers' gradients into workers_[0], in worker order (deterministic).
@@ -69,6 +91,34 @@ void GradientWorkers::reduce() {
   }
 }
 
+// The ordered sum along the ranks (see the header); every rank ends with the total.
+void GradientWorkers::reduce_across(Collective& job, bool train_embeddings) {
+  using Clock = std::chrono::steady_clock;
+  const auto computed = Clock::now();
+  std::vector<std::int32_t> mine;
+  for (const Worker& w : workers_) mine.insert(mine.end(), w.cache.token_ids.begin(), w.cache.token_ids.end());
+  // (The first collective of the step: it also waits for the slowest rank's shards.)
+  job_ids_ = train_embeddings ? unique_ids(job.all_gather(unique_ids(std::move(mine)))) : std::vector<std::int32_t>{};
+  if (!train_embeddings) job.any(false);
+  const auto start = Clock::now();
+  HanParams& root = workers_[0].grads;
+  buffer_.resize(gradient_buffer_size(root, job_ids_.size()));
+  const int rank = job.rank(), last = job.ranks() - 1;
+  if (rank > 0) {
+    job.receive(rank - 1, buffer_.data(), buffer_.size());
+    unpack_gradient(buffer_, job_ids_, Unpack::add, root);  // x + y == y + x, bit for bit
+  }
+  reduce();
+  pack_gradient(root, job_ids_, buffer_);
+  if (rank < last) job.send(rank + 1, buffer_.data(), buffer_.size());
+  job.broadcast(last, buffer_.data(), buffer_.size());
+  if (rank < last) unpack_gradient(buffer_, job_ids_, Unpack::assign, root);
+  exchange_.steps += 1;
+  exchange_.bytes += static_cast<double>(buffer_.size() * sizeof(Scalar));
+  exchange_.wait_seconds += std::chrono::duration<double>(start - computed).count();
+  exchange_.seconds += std::chrono::duration<double>(Clock::now() - start).count();
+}
+
 void GradientWorkers::zero() {
   for (Worker& w : workers_) {
     for_dense_pairs(w.grads, w.grads, [](Matrix& m, Matrix&) { m.setZero(); });
@@ -77,6 +127,8 @@ void GradientWorkers::zero() {
   // Worker 0 also holds the other workers' embedding columns after the reduction.
   for (std::size_t k = 1; k < workers_.size(); ++k)
     for (std::int32_t id : workers_[k].cache.token_ids) workers_[0].grads.embedding.table.col(id).setZero();
+  // ... and, with several ranks, the columns of every rank's words.
+  for (std::int32_t id : job_ids_) workers_[0].grads.embedding.table.col(id).setZero();
 }
 
 }  // namespace han

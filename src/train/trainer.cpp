@@ -11,6 +11,7 @@
 #include <optional>
 
 #include "han/core/error.h"
+#include "han/core/hash.h"
 #include "han/core/io.h"
 #include "han/core/parallel.h"
 #include "han/core/random.h"
@@ -76,7 +77,11 @@ class TrainingRun {
  private:
   std::vector<ParamRef> trained_refs();
   void restore_checkpoint();
-  bool stop_requested() const { return options_.stop_requested && options_.stop_requested(); }
+  void require_same_start() const;
+  bool stop_asked_here() const { return options_.stop_requested && options_.stop_requested(); }
+  // Whether to stop now: asked of this process or, in a distributed run, of any rank.
+  bool stop_requested() const { return job_.any(stop_asked_here()); }
+  bool writes() const { return job_.rank() == 0 && !files_.folder.empty(); }
   void save_progress(std::size_t next_batch, Clock::time_point epoch_start);
   bool run_epoch(int epoch, Clock::time_point epoch_start);
   void train_step(const BatchIndices& indices, int epoch, std::size_t batch, std::size_t batches);
@@ -84,6 +89,8 @@ class TrainingRun {
   enum class EpochEnd { next, early_stop, interrupted };
   EpochEnd finish_epoch(int epoch, Clock::time_point epoch_start);
   std::optional<EpochRecord> measure_epoch(int epoch, Clock::time_point epoch_start) const;
+  std::optional<Metrics> score_dev() const;
+  void log_exchange(int epoch) const;
   void keep_if_best(EpochRecord& rec);
   double epoch_score(const EpochRecord& rec) const;
   TrainResult finish(bool interrupted, bool stopped_early, Clock::time_point run_start);
@@ -91,7 +98,9 @@ class TrainingRun {
   const Config cfg_;  // with the corpus's caps (auto resolved)
   const Corpus& corpus_;
   const TrainOptions& options_;
-  const RunFiles files_;
+  SingleProcess alone_;
+  Collective& job_;
+  const RunFiles files_;  // read by every rank (--resume), written by rank 0
   const int threads_;
   const bool train_embeddings_;
   Classifier model_;
@@ -109,6 +118,7 @@ TrainingRun::TrainingRun(const Config& cfg, const Corpus& corpus, const TrainOpt
     : cfg_(with_corpus_caps(cfg, corpus)),
       corpus_(corpus),
       options_(options),
+      job_(options.job ? *options.job : alone_),
       files_(run_files(options.output_dir)),
       threads_(resolve_threads(cfg.trainer.threads)),
       train_embeddings_(!cfg.model.freeze_embeddings),
@@ -125,7 +135,8 @@ TrainingRun::TrainingRun(const Config& cfg, const Corpus& corpus, const TrainOpt
   }
   refs_ = trained_refs();
   if (options.resume) restore_checkpoint();
-  if (batcher_.documents() == 0) throw Error(cfg.data.train + ": every training document is empty");
+  require_same_start();
+  if (batcher_.documents() == 0) throw JobWideError(cfg.data.train + ": every training document is empty");
   if (batcher_.skipped_empty() > 0 && !options.resume)
     spdlog::warn("{} empty training documents skipped (no words)", batcher_.skipped_empty());
   const long long steps_per_epoch = (batcher_.documents() + cfg.batching.batch_size - 1) / cfg.batching.batch_size;
@@ -138,6 +149,22 @@ std::vector<ParamRef> TrainingRun::trained_refs() {
     refs.erase(std::remove_if(refs.begin(), refs.end(), [](const ParamRef& r) { return r.name == "embedding.table"; }),
                refs.end());
   return refs;
+}
+
+// Ranks that start from different parameters (another embeddings file or checkpoint at
+// the same path on another machine) would train apart without noticing: refused.
+void TrainingRun::require_same_start() const {
+  if (job_.ranks() == 1) return;
+  Fnv1a hash;
+  HanParams::fields(model_.params, [&](const std::string&, const Matrix& m) {
+    hash.add(m.data(), static_cast<std::size_t>(m.size()) * sizeof(Scalar));
+  });
+  const std::vector<std::uint64_t> all = job_.all_gather(hash.value());
+  for (std::size_t r = 1; r < all.size(); ++r)
+    if (all[r] != all[0])
+      throw JobWideError("rank " + std::to_string(r) + " starts from other parameters than rank 0 (" +
+                         (options_.resume ? "its checkpoint" : "its embeddings file") +
+                         " differs): every rank must read the same files");
 }
 
 void TrainingRun::restore_checkpoint() {
@@ -171,7 +198,7 @@ TrainResult TrainingRun::run() {
 void TrainingRun::save_progress(std::size_t next_batch, Clock::time_point epoch_start) {
   state_.next_batch = next_batch;
   state_.epoch_seconds = seconds_since(epoch_start);
-  if (!files_.checkpoint.empty()) save_checkpoint(files_.checkpoint, model_, *optimizer_, refs_, state_);
+  if (writes()) save_checkpoint(files_.checkpoint, model_, *optimizer_, refs_, state_);
 }
 
 // Runs the epoch's batches from state_.next_batch on. When a stop is requested, saves
@@ -194,17 +221,17 @@ bool TrainingRun::run_epoch(int epoch, Clock::time_point epoch_start) {
 // the run (exit 1).
 void TrainingRun::train_step(const BatchIndices& indices, int epoch, std::size_t batch, std::size_t batches) {
   const auto start = Clock::now();
-  const std::vector<Batch> shards = make_shards(corpus_.train, indices, threads_);
+  const std::vector<Batch> shards = make_shards(corpus_.train, indices, threads_ * job_.ranks());
   const Index B = static_cast<Index>(indices.size());
   const DropoutPlan dropout =
       dropout_plan(cfg_.model, derive_seed(cfg_.trainer.seed, SeedStream::dropout, optimizer_->steps()));
-  const double loss = workers_.compute(model_.params, cfg_.model, shards, dropout, B, train_embeddings_);
+  const double loss = workers_.compute(model_.params, cfg_.model, shards, dropout, B, train_embeddings_, job_);
   const double norm = clip_global_norm(refs_, cfg_.optimizer.clip_norm, threads_);
   if (!std::isfinite(loss) || !std::isfinite(norm)) {
     std::string message = numeric_fault(epoch, optimizer_->steps() + 1, loss, norm);
     if (!files_.model.empty() && state_.best_epoch > 0)
       message += "; the best model so far (epoch " + std::to_string(state_.best_epoch) + ") is in " + files_.model;
-    throw Error(message, 1);
+    throw JobWideError(message, 1);  // every rank holds the same loss and gradient
   }
   optimizer_->step(refs_, learning_rate(cfg_.optimizer, optimizer_->steps(), total_steps_));
   workers_.zero();
@@ -239,7 +266,8 @@ TrainingRun::EpochEnd TrainingRun::finish_epoch(int epoch, Clock::time_point epo
   }
   keep_if_best(*rec);
   state_.history.push_back(*rec);
-  if (!files_.metrics.empty()) write_file_atomically(files_.metrics, metrics_text(state_.history));
+  if (writes()) write_file_atomically(files_.metrics, metrics_text(state_.history));
+  log_exchange(epoch);
   if (options_.on_epoch) options_.on_epoch(*rec);
   const bool stop = cfg_.trainer.patience > 0 && state_.epochs_without_gain >= cfg_.trainer.patience &&
                     epoch < cfg_.trainer.epochs;
@@ -263,17 +291,47 @@ std::optional<EpochRecord> TrainingRun::measure_epoch(int epoch, Clock::time_poi
   if (!corpus_.dev.empty()) {
     spdlog::debug("epoch {}: scoring {} dev documents", epoch, corpus_.dev.size());
     const auto start = Clock::now();
-    Predictor predictor(model_.params, cfg_.model, threads_);
-    predictor.on_progress([this](Index) { return !stop_requested(); });
-    const Metrics dev = evaluate(predictor, corpus_.dev, dev_batches_);
-    if (stop_requested()) return std::nullopt;  // (cut short: dev is not a score)
+    const std::optional<Metrics> dev = score_dev();
+    if (!dev) return std::nullopt;
     spdlog::debug("epoch {}: dev scoring took {:.2f} s", epoch, seconds_since(start));
-    rec.dev_accuracy = dev.accuracy;
-    rec.dev_macro_f1 = dev.macro_f1;
-    rec.dev_loss = dev.log_loss;
+    rec.dev_accuracy = dev->accuracy;
+    rec.dev_macro_f1 = dev->macro_f1;
+    rec.dev_loss = dev->log_loss;
   }
   rec.seconds = seconds_since(epoch_start);
   return rec;
+}
+
+// The dev scores, or nothing when a stop was requested meanwhile. A process alone cuts
+// the scoring short at once; the ranks of a job each score every ranks-th dev batch
+// (without stopping halfway, so none waits for another) and sum their probabilities.
+std::optional<Metrics> TrainingRun::score_dev() const {
+  Predictor predictor(model_.params, cfg_.model, threads_);
+  if (job_.ranks() == 1) {
+    predictor.on_progress([this](Index) { return !stop_asked_here(); });
+    const Metrics dev = evaluate(predictor, corpus_.dev, dev_batches_);
+    if (stop_asked_here()) return std::nullopt;  // (cut short: dev is not a score)
+    return dev;
+  }
+  std::vector<BatchIndices> share;
+  for (std::size_t b = static_cast<std::size_t>(job_.rank()); b < dev_batches_.size();
+       b += static_cast<std::size_t>(job_.ranks()))
+    share.push_back(dev_batches_[b]);
+  Matrix probabilities = predictor.predict(corpus_.dev, share);
+  job_.sum(probabilities.data(), static_cast<std::size_t>(probabilities.size()));
+  if (stop_requested()) return std::nullopt;
+  return score_predictions(probabilities, corpus_.dev);
+}
+
+// A distributed run's cost of talking, per step of the epoch's steps so far.
+void TrainingRun::log_exchange(int epoch) const {
+  const ExchangeStats& x = workers_.exchange();
+  if (job_.ranks() == 1 || x.steps == 0) return;
+  const double steps = static_cast<double>(x.steps);
+  spdlog::info("epoch {}: gradient exchange between {} ranks, per step: {:.3f} MB, {:.2f} ms summing, "
+               "{:.2f} ms waiting for the slowest rank (mean of {} steps so far)",
+               epoch, job_.ranks(), x.bytes / steps / 1e6, 1e3 * x.seconds / steps, 1e3 * x.wait_seconds / steps,
+               x.steps);
 }
 
 double TrainingRun::epoch_score(const EpochRecord& rec) const {
@@ -303,7 +361,7 @@ void TrainingRun::keep_if_best(EpochRecord& rec) {
   state_.best_epoch = rec.epoch;
   state_.epochs_without_gain = 0;
   best_params_ = model_.params;
-  if (!files_.model.empty())
+  if (writes())
     save_classifier(files_.model, model_,
                     {{"trained", {{"best_epoch", rec.epoch}, {"dev_accuracy", rec.to_json()["dev_accuracy"]}}}});
 }
@@ -315,7 +373,7 @@ TrainResult TrainingRun::finish(bool interrupted, bool stopped_early, Clock::tim
   r.stopped_early = stopped_early;
   if (interrupted)
     r.checkpoint = files_.checkpoint;
-  else if (!files_.checkpoint.empty())
+  else if (writes())
     std::filesystem::remove(files_.checkpoint);  // the run is complete
   r.history = state_.history;
   r.best_epoch = state_.best_epoch;

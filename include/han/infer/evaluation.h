@@ -15,6 +15,8 @@ namespace han {
 // the attention mass padded positions get in these batches.
 Metrics evaluate(const Predictor& predictor, const std::vector<Document>& docs,
                  const std::vector<BatchIndices>& batches, PaddingAttention* padding = nullptr);
+// The scores of predicted probabilities (C x docs.size(), one column per document).
+Metrics score_predictions(const Matrix& probabilities, const std::vector<Document>& docs);
 // The same over inference batches (sorted by length: least padding).
 Metrics evaluate(const Predictor& predictor, const std::vector<Document>& docs, Index batch_size);
 

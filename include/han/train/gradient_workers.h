@@ -2,26 +2,43 @@
 // The gradient of one training batch, computed by per-thread workers: each takes a shard,
 // runs forward and backward into its own buffers, and the buffers are summed in worker
 // order, so the sum does not depend on thread timing (same thread count, same bits).
+//
+// With several ranks (a job under mpirun), rank r's T workers take shards rT .. rT+T-1 of
+// the batch and the sum runs along the ranks in the same order: rank r adds the sum of
+// the ranks before it to its first worker's gradient, then its other workers', and passes
+// the result on; the last rank broadcasts the total. Every addition is the one a single
+// process with N x T threads makes, in the same order, so the bits are the same too.
 #include <vector>
 
 #include "han/core/config.h"
 #include "han/nn/model.h"
 #include "han/text/batch.h"
+#include "han/train/collective.h"
 
 namespace han {
+
+// What the ranks exchanged, summed over steps, as this rank saw it.
+struct ExchangeStats {
+  long long steps = 0;
+  double bytes = 0;         // the gradient buffer each link of the chain and the broadcast carry
+  double wait_seconds = 0;  // from this rank's shards done to every rank's shards done
+  double seconds = 0;       // from then to the total in hand: the gradient sum's own cost
+};
 
 class GradientWorkers {
  public:
   GradientWorkers(const HanParams& params, int threads);
 
-  // Adds the gradient of the batch's mean loss (shards of one batch of `batch_docs`
-  // documents; dropout: the batch's training noise) into grads() and returns that loss.
+  // Adds the gradient of the batch's mean loss (`shards`: the whole batch of `batch_docs`
+  // documents, cut into ranks x threads shards; dropout: the batch's training noise) into
+  // grads() on every rank and returns that loss.
   double compute(const HanParams& params, const ModelConfig& cfg, const std::vector<Batch>& shards,
-                 const DropoutPlan& dropout, Index batch_docs, bool train_embeddings);
+                 const DropoutPlan& dropout, Index batch_docs, bool train_embeddings, Collective& job);
   // The summed gradient after compute(); zero before it.
   HanParams& grads() { return workers_[0].grads; }
   // Clears what compute() wrote (only the embedding columns of the batch's words).
   void zero();
+  const ExchangeStats& exchange() const { return exchange_; }
 
  private:
   struct Worker {
@@ -29,9 +46,16 @@ class GradientWorkers {
     HanParams grads;
     double loss = 0;
   };
+  void run_shards(const HanParams& params, const ModelConfig& cfg, const std::vector<Batch>& shards,
+                  std::size_t first_shard, const DropoutPlan& dropout, Index batch_docs, bool train_embeddings);
   void reduce();
+  void reduce_across(Collective& job, bool train_embeddings);
+  double total_loss(Collective& job) const;
 
   std::vector<Worker> workers_;
+  std::vector<std::int32_t> job_ids_;  // the batch's words on every rank (set by reduce_across)
+  std::vector<Scalar> buffer_;
+  ExchangeStats exchange_;
 };
 
 }  // namespace han

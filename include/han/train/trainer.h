@@ -1,7 +1,7 @@
 #pragma once
-// Training: epochs over seeded batches, each batch split into per-thread shards whose
-// gradients are summed in a fixed order (same config, seed and thread count give a
-// bit-identical model); dev accuracy and macro-F1 after each epoch; the best epoch is
+// Training: epochs over seeded batches, each batch split into per-thread shards (ranks x
+// threads in a distributed run) whose gradients are summed in a fixed order (same config,
+// seed and shard count give a bit-identical model); dev accuracy and macro-F1 after each epoch; the best epoch is
 // kept (and written when an output folder is given); early stopping on patience.
 #include <functional>
 #include <string>
@@ -10,6 +10,7 @@
 #include "han/core/config.h"
 #include "han/text/corpus.h"
 #include "han/nn/model.h"
+#include "han/train/collective.h"
 #include "han/train/epoch_record.h"
 
 namespace han {
@@ -34,6 +35,10 @@ struct TrainOptions {
   // The vectors of model.embeddings = "pretrain" when they are not output_dir/vectors.txt
   // (an ensemble's members share their run's).
   std::string pretrained_vectors;
+  // The ranks of a distributed run (train/collective.h), null for a process training alone.
+  // Each rank takes its share of every batch's shards and of the dev batches; rank 0 alone
+  // writes output_dir; a stop requested of any rank stops every rank at the same step.
+  Collective* job = nullptr;
 };
 
 struct TrainResult {

@@ -1,0 +1,70 @@
+#pragma once
+// The ranks of one training job and the few ways they talk. A plain `han train` is one
+// rank (every call is then trivial); under mpirun, in a build with HAN_MPI, make_collective()
+// returns the MPI implementation (train/mpi_collective). The trainer only sees this
+// interface, never MPI itself.
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "han/core/error.h"
+
+namespace han {
+
+class Collective {
+ public:
+  virtual ~Collective() = default;
+  virtual int rank() const = 0;
+  virtual int ranks() const = 0;
+  // Point to point, for the gradient sum taken in a fixed order: the receiver knows the size.
+  virtual void send(int to, const float* data, std::size_t n) = 0;
+  virtual void receive(int from, float* data, std::size_t n) = 0;
+  // Every rank ends with root's n values.
+  virtual void broadcast(int root, float* data, std::size_t n) = 0;
+  // Element-wise sum over the ranks, in place on every rank.
+  virtual void sum(float* data, std::size_t n) = 0;
+  // Every rank's values, concatenated in rank order (the counts may differ between ranks).
+  virtual std::vector<std::int32_t> all_gather(const std::vector<std::int32_t>& mine) = 0;
+  virtual std::vector<double> all_gather(const std::vector<double>& mine) = 0;
+  virtual std::vector<std::uint64_t> all_gather(std::uint64_t mine) = 0;
+  // True on every rank when it is true on any (e.g. a stop asked of one rank stops all).
+  virtual bool any(bool mine) = 0;
+  // Ends every rank of the job with `code`: for a failure one rank meets alone, while the
+  // others may be waiting for it.
+  [[noreturn]] virtual void abort(int code) = 0;
+};
+
+// A failure every rank meets alike, at the same point (the same check on the same
+// numbers): rank 0 reports it and the others end quietly with its exit code.
+class JobWideError : public Error {
+ public:
+  using Error::Error;
+};
+
+// One rank: a process training alone.
+class SingleProcess : public Collective {
+ public:
+  int rank() const override { return 0; }
+  int ranks() const override { return 1; }
+  void send(int, const float*, std::size_t) override;
+  void receive(int, float*, std::size_t) override;
+  void broadcast(int, float*, std::size_t) override {}
+  void sum(float*, std::size_t) override {}
+  std::vector<std::int32_t> all_gather(const std::vector<std::int32_t>& mine) override { return mine; }
+  std::vector<double> all_gather(const std::vector<double>& mine) override { return mine; }
+  std::vector<std::uint64_t> all_gather(std::uint64_t mine) override { return {mine}; }
+  bool any(bool mine) override { return mine; }
+  [[noreturn]] void abort(int code) override;
+};
+
+// How many ranks the launcher started (OMPI_COMM_WORLD_SIZE from Open MPI's mpirun, or
+// PMI_SIZE from MPICH's mpiexec or srun); 1 when han was not started by one.
+int launched_ranks();
+
+// The job this process is part of: MPI's when launched as several ranks, else a single
+// process. Several ranks in a build without MPI: han::Error (each would train alone and
+// overwrite the others' files).
+std::unique_ptr<Collective> make_collective();
+
+}  // namespace han

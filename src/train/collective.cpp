@@ -1,0 +1,40 @@
+#include "han/train/collective.h"
+
+#include <cstdlib>
+#include <string>
+
+#ifdef HAN_MPI
+#include "han/train/mpi_collective.h"
+#endif
+
+namespace han {
+
+void SingleProcess::send(int, const float*, std::size_t) { HAN_ASSERT(!"a single process has no rank to send to"); }
+
+void SingleProcess::receive(int, float*, std::size_t) {
+  HAN_ASSERT(!"a single process has no rank to receive from");
+}
+
+void SingleProcess::abort(int code) { std::_Exit(code); }
+
+int launched_ranks() {
+  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"}) {
+    const char* value = std::getenv(name);
+    if (value && std::atoi(value) > 0) return std::atoi(value);
+  }
+  return 1;
+}
+
+std::unique_ptr<Collective> make_collective() {
+  const int ranks = launched_ranks();
+  if (ranks <= 1) return std::make_unique<SingleProcess>();
+#ifdef HAN_MPI
+  return make_mpi_collective();
+#else
+  throw Error("started as " + std::to_string(ranks) +
+              " ranks (mpirun), but this han was built without MPI (HAN_MPI=OFF): rebuild it with "
+              "libopenmpi-dev installed, or run one han train");
+#endif
+}
+
+}  // namespace han
