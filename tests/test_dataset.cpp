@@ -166,7 +166,7 @@ TEST_CASE("dataset: fasttext reader", "[dataset]") {
   const std::string f = dir.write("train.txt",
                                   "\xEF\xBB\xBF__label__pos Great movie!\r\n"
                                   "\n"
-                                  "__label__neg __label__other Dull\tand long\n"
+                                  "__label__neg __label__neg Dull\tand long\n"
                                   "  __label__pos   spaced   \n");
   const auto xs = han::read_examples(f, DataFormat::fasttext, true);
   REQUIRE(xs.size() == 3);
@@ -184,6 +184,21 @@ TEST_CASE("dataset: fasttext reader", "[dataset]") {
 
   const std::string empty = dir.write("empty.txt", "__label__ text\n");
   CHECK_THAT(error_of(empty, DataFormat::fasttext), Catch::StartsWith(empty + ":1:"));
+}
+
+TEST_CASE("dataset: several labels on a line are refused for one-label data, never reduced to one", "[dataset]") {
+  TempDir dir;
+  const std::string ft = dir.write("multi.txt", "__label__a fine\n__label__a __label__b both\n");
+  const std::string message = error_of(ft, DataFormat::fasttext);
+  CHECK_THAT(message, Catch::StartsWith(ft + ":2: 2 labels on one line"));
+  CHECK_THAT(message, Catch::Contains("__label__b") && Catch::Contains("model.task=multilabel"));
+  // The same when labels are optional (predict's gold): a second label is never dropped.
+  CHECK_THAT(error_of(ft, DataFormat::fasttext, false), Catch::StartsWith(ft + ":2:"));
+
+  const std::string jl = dir.write("multi.jsonl", "{\"label\": \"a\", \"text\": \"x\"}\n"
+                                                  "{\"labels\": [\"a\", \"b\"], \"text\": \"y\"}\n");
+  CHECK_THAT(error_of(jl, DataFormat::jsonl),
+             Catch::StartsWith(jl + ":2: \"labels\"") && Catch::Contains("model.task=multilabel"));
 }
 
 TEST_CASE("dataset: tsv reader", "[dataset]") {

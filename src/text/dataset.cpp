@@ -65,7 +65,7 @@ struct Field {
 class RecordReader : public nlohmann::json_sax<json> {
  public:
   const char* top_type = nullptr;  // type name of the top-level value
-  Field text, label, id;
+  Field text, label, labels, id;
   std::string error;  // set on a syntax error
 
   bool null() override { return scalar("null"); }
@@ -82,7 +82,7 @@ class RecordReader : public nlohmann::json_sax<json> {
   bool end_array() override { return close(); }
   bool key(string_t& val) override {
     if (depth_ == 1) {
-      current_ = val == "text" ? &text : val == "label" ? &label : val == "id" ? &id : nullptr;
+      current_ = val == "text" ? &text : val == "label" ? &label : val == "labels" ? &labels : val == "id" ? &id : nullptr;
     }
     return true;
   }
@@ -155,11 +155,22 @@ void take_label(Example& ex, std::string_view raw, const std::string& where, boo
   ex.has_label = true;
 }
 
+// Several labels on one line cannot be one document's single label: refused, never
+// reduced to one of them.
+[[noreturn]] void several_labels(const std::string& where, const std::vector<std::string_view>& labels) {
+  std::string names;
+  for (std::size_t i = 0; i < labels.size() && i < 3; ++i)
+    names += (i ? ", " : "") + quote_excerpt(std::string(kFastTextPrefix) + std::string(labels[i]));
+  if (labels.size() > 3) names += ", ...";
+  throw Error(where + ": " + std::to_string(labels.size()) + " labels on one line (" + names +
+              ") but model.task is single (one label per document); use model.task=multilabel to keep them all");
+}
+
 Example parse_fasttext_line(std::string_view line, const std::string& where, bool require_label) {
   Example ex;
   ex.source = where;
   std::string_view rest = line;
-  std::optional<std::string_view> label;  // the first __label__ only
+  std::vector<std::string_view> labels;  // distinct, in order
   for (;;) {
     const auto b = rest.find_first_not_of(" \t");
     if (b == std::string_view::npos) {
@@ -170,13 +181,15 @@ Example parse_fasttext_line(std::string_view line, const std::string& where, boo
     if (rest.substr(0, kFastTextPrefix.size()) != kFastTextPrefix) break;
     auto e = rest.find_first_of(" \t");
     if (e == std::string_view::npos) e = rest.size();
-    if (!label) label = rest.substr(kFastTextPrefix.size(), e - kFastTextPrefix.size());
-    rest.remove_prefix(e);  // later labels are dropped, not kept as text
+    const std::string_view label = trim(rest.substr(kFastTextPrefix.size(), e - kFastTextPrefix.size()));
+    if (std::find(labels.begin(), labels.end(), label) == labels.end()) labels.push_back(label);
+    rest.remove_prefix(e);
   }
-  if (require_label && !label) {
+  if (require_label && labels.empty()) {
     throw Error(where + ": missing label (expected \"__label__NAME text\")");
   }
-  if (label) take_label(ex, *label, where, require_label, "empty label after \"__label__\"");
+  if (labels.size() > 1) several_labels(where, labels);
+  if (!labels.empty()) take_label(ex, labels.front(), where, require_label, "empty label after \"__label__\"");
   ex.text = std::string(rest);
   return ex;
 }
@@ -342,6 +355,9 @@ Example parse_jsonl_record(std::string_view line, const std::string& where, bool
     ex.id = std::move(reader.id.value);
     ex.id_type = reader.id.type;
   }
+  if (reader.labels.present && std::strcmp(reader.labels.type, "null") != 0)
+    throw Error(where + ": \"labels\" (a list of labels) but model.task is single (one label per document); give "
+                "one \"label\", or use model.task=multilabel");
   const Field& label = reader.label;
   if (!label.present || std::strcmp(label.type, "null") == 0) {
     if (require_label) throw Error(where + ": missing \"label\"");
