@@ -64,6 +64,10 @@ AblationOptions ablation_options(const AblateArgs& a, const Config& cfg) {
 void run_ablate(AblateArgs& a) {
   setup_logging(a.log);
   const Config cfg = load_config_file(a.config, a.overrides);
+  // Its table, intervals and report speak of accuracy: other tasks are not ablated yet.
+  if (cfg.model.task != Task::single)
+    throw han::Error("model.task: han ablate compares single-label models only, not " +
+                     std::string(to_string(cfg.model.task)));
   if (a.output.empty()) a.output = (std::filesystem::path("runs") / ("ablate-" + std::filesystem::path(a.config).stem().string())).string();
   AblationOptions options = ablation_options(a, cfg);
   ProgressBar bar;

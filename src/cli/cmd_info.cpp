@@ -1,9 +1,11 @@
 // han info --model FILE [--json]
+#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <vector>
 
 #include "commands.h"
+#include "han/core/number_text.h"
 #include "han/core/text_table.h"
 #include "han/infer/classifier.h"
 #include "han/infer/model_file.h"
@@ -18,17 +20,31 @@ struct InfoArgs {
   bool json = false;
 };
 
+// "single", "multilabel (thresholds 0.5)", "regression (target mean 6.2, sd 3.1)".
+std::string task_summary(const OutputHead& head) {
+  std::string out = to_string(head.task);
+  if (head.task == Task::regression)
+    out += " (target mean " + format_fixed(head.scale.mean, 4) + ", sd " + format_fixed(head.scale.sd, 4) + ")";
+  if (head.task == Task::multilabel && !head.thresholds.empty()) {
+    const auto [lo, hi] = std::minmax_element(head.thresholds.begin(), head.thresholds.end());
+    out += " (thresholds " + (*lo == *hi ? format_fixed(*lo, 2) : format_fixed(*lo, 2) + ".." + format_fixed(*hi, 2)) + ")";
+  }
+  return out;
+}
+
 void run_info(const InfoArgs& a) {
   nlohmann::json header;
   const Classifier c = load_classifier(a.model, nullptr, &header);  // validates the whole file
   const std::uint32_t version = kModelFormatVersion;  // a file of any other version is refused
   nlohmann::json info = {{"model", a.model},
                          {"format_version", version},
+                         {"task", to_string(c.head.task)},
                          {"labels", c.labels},
                          {"vocabulary_size", c.vocab.size()},
                          {"parameters", parameter_count(c.params)},
                          {"config", config_to_json(c.config)}};
   if (header.contains("trained")) info["trained"] = header["trained"];
+  if (c.head.task != Task::single) info["head"] = head_to_json(c.head);
   if (a.json) {
     std::printf("%s\n", info.dump().c_str());
     return;
@@ -39,6 +55,7 @@ void run_info(const InfoArgs& a) {
       {"model", a.model},
       {"format version", std::to_string(version)},
       {"labels (" + std::to_string(c.labels.size()) + ")", labels},
+      {"task", task_summary(c.head)},
       {"vocabulary", std::to_string(c.vocab.size()) + " words"},
       {"parameters", std::to_string(parameter_count(c.params))}};
   if (header.contains("trained")) rows.push_back({"trained", header["trained"].dump()});

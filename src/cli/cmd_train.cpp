@@ -64,16 +64,25 @@ TrainResult train_or_abandon(const PreparedRun& run, const WordVectors* pretrain
   }
 }
 
+// An epoch's dev scores for its log line: accuracy and macro-F1 (single), else every
+// score of the task by name.
+std::string dev_scores_text(const EpochRecord& r, Task task) {
+  if (task == Task::single) return fmt::format("acc {:.4f}  F1 {:.4f}", r.dev_accuracy, r.dev_macro_f1);
+  std::string out = task == Task::multilabel ? fmt::format("macro_f1 {:.4f}", r.dev_macro_f1) : "";
+  for (const auto& [name, value] : r.dev_more) out += fmt::format("{}{} {:.4f}", out.empty() ? "" : "  ", name, value);
+  return out;
+}
+
 // The progress bar (when shown) and one log line per epoch.
-void report_progress(TrainOptions& options, ProgressBar& bar, const LogOptions& log, int epochs) {
+void report_progress(TrainOptions& options, ProgressBar& bar, const LogOptions& log, int epochs, Task task) {
   if (show_progress(log)) {
     options.on_batch = [&bar](const TrainProgress& p) { bar.update(epoch_fraction(p), epoch_progress_text(p)); };
   }
-  options.on_epoch = [&bar, epochs](const EpochRecord& r) {
+  options.on_epoch = [&bar, epochs, task](const EpochRecord& r) {
     bar.finish();
-    spdlog::info("epoch {}/{}  loss {:.4f}  dev loss {:.4f}  acc {:.4f}  F1 {:.4f}  {:.1f}s  {:.0f} docs/s  {:.0f} tokens/s  padding {:.2f}{}",
-                 r.epoch, epochs, r.train_loss, r.dev_loss, r.dev_accuracy, r.dev_macro_f1, r.seconds,
-                 r.docs_per_second, r.tokens_per_second, r.padding_fraction, r.best ? "  *best" : "");
+    spdlog::info("epoch {}/{}  loss {:.4f}  dev loss {:.4f}  {}  {:.1f}s  {:.0f} docs/s  {:.0f} tokens/s  padding {:.2f}{}",
+                 r.epoch, epochs, r.train_loss, r.dev_loss, dev_scores_text(r, task), r.seconds, r.docs_per_second,
+                 r.tokens_per_second, r.padding_fraction, r.best ? "  *best" : "");
   };
 }
 
@@ -81,11 +90,17 @@ nlohmann::json test_scores(const TrainResult& result, const Config& cfg, const C
   if (corpus.test.empty()) return nullptr;
   spdlog::debug("scoring {} test documents", corpus.test.size());
   const auto start = std::chrono::steady_clock::now();
-  const Metrics m = evaluate(Predictor(result.best_params, cfg.model, cfg.trainer.threads), corpus.test,
-                             cfg.batching.batch_size);
+  // The head a trained model holds is the one it started with (thresholds are not tuned yet).
+  const OutputHead head = initial_head(cfg.model.task, corpus.labels.size(), corpus.targets);
+  const TaskScores m = evaluate_task(Predictor(result.best_params, cfg.model, cfg.trainer.threads, head), corpus.test,
+                                     cfg.batching.batch_size);
   spdlog::debug("test scoring took {:.2f} s",
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-  return {{"accuracy", m.accuracy}, {"macro_f1", m.macro_f1}, {"documents", m.total}};
+  if (cfg.model.task == Task::single)
+    return {{"accuracy", m.single.accuracy}, {"macro_f1", m.single.macro_f1}, {"documents", m.single.total}};
+  nlohmann::json test = {{"documents", corpus.test.size()}};
+  for (const auto& [name, value] : m.headline()) test[name] = finite_or_null(value);
+  return test;
 }
 
 void print_summary(const TrainResult& result, const PreparedRun& run, const Corpus& corpus) {
@@ -101,6 +116,7 @@ void print_summary(const TrainResult& result, const PreparedRun& run, const Corp
       {"train_documents", corpus.train.size()},
       {"skipped_empty", result.skipped_empty},
       {"seconds", result.seconds}};
+  for (const auto& [name, value] : best.dev_more) summary["dev_" + name] = finite_or_null(value);
   std::printf("%s\n", summary.dump().c_str());
   std::fflush(stdout);
 }
@@ -140,7 +156,7 @@ void run_train(const TrainArgs& a) {
   options.output_dir = run.files.folder;
   options.resume = run.resume;
   options.stop_requested = stop_requested;
-  report_progress(options, bar, a.log, run.config.trainer.epochs);
+  report_progress(options, bar, a.log, run.config.trainer.epochs, run.config.model.task);
   const TrainResult result = train_or_abandon(run, pretrained ? &*pretrained : nullptr, corpus, options);
   bar.finish();
   if (result.interrupted) {

@@ -17,6 +17,7 @@ void save_classifier(const std::string& path, const Classifier& c, const nlohman
   header["config"] = config_to_json(c.config);
   header["labels"] = c.labels;
   header["vocabulary"] = c.vocab.words();
+  if (c.head.task != Task::single) header["head"] = head_to_json(c.head);
   std::vector<NamedTensor> tensors;
   HanParams::fields(c.params, [&](const std::string& name, const Matrix& m) {
     tensors.push_back({name, m});
@@ -55,18 +56,19 @@ Classifier load_classifier(const std::string& path, std::vector<NamedTensor>* ex
   Classifier c;
   c.config = stored_config_from_json(header_field<nlohmann::json>(h, "config", path), path + " (config)");
   c.labels = header_field<std::vector<std::string>>(h, "labels", path);
-  if (c.labels.empty()) throw Error(path + ": model file is corrupted (no labels)");
+  const Task task = c.config.model.task;
+  if (c.labels.empty() && task != Task::regression) throw Error(path + ": model file is corrupted (no labels)");
+  c.head = head_from_json(h.contains("head") ? h["head"] : nlohmann::json(), task, c.labels.size(), path);
+  const Index outputs = head_outputs(task, c.labels.size());
   c.vocab = Vocab::from_words(header_field<std::vector<std::string>>(h, "vocabulary", path));
   // Shapes come from the config; every stored tensor must match one of them exactly. The
   // stored sizes are checked first, so a corrupt config cannot demand a huge allocation.
   double stored = 0;
   for (const NamedTensor& t : contents.tensors) stored += static_cast<double>(t.value.size());
-  const double expected = han_parameter_count(c.config.model, static_cast<Index>(c.vocab.size()),
-                                              static_cast<Index>(c.labels.size()));
+  const double expected = han_parameter_count(c.config.model, static_cast<Index>(c.vocab.size()), outputs);
   if (stored < expected) throw Error(path + ": model file is corrupted (tensors do not match its config)");
   Rng rng(0);
-  c.params = han_init(c.config.model, static_cast<Index>(c.vocab.size()),
-                      static_cast<Index>(c.labels.size()), rng);
+  c.params = han_init(c.config.model, static_cast<Index>(c.vocab.size()), outputs, rng);
   std::size_t matched = 0;
   HanParams::fields(c.params, [&](const std::string& name, Matrix& m) {
     for (NamedTensor& t : contents.tensors) {

@@ -3,7 +3,6 @@
 #include <atomic>
 
 #include "han/text/batcher.h"
-#include "han/nn/loss.h"
 #include "han/core/parallel.h"
 
 namespace han {
@@ -52,8 +51,8 @@ void PaddingAttention::add(const PaddingAttention& o) {
   sentence_rows += o.sentence_rows;
 }
 
-Predictor::Predictor(const HanParams& params, const ModelConfig& cfg, int threads)
-    : params_(params), cfg_(cfg), threads_(resolve_threads(threads)), word_inputs_(params) {}
+Predictor::Predictor(const HanParams& params, const ModelConfig& cfg, int threads, OutputHead head)
+    : params_(params), cfg_(cfg), head_(std::move(head)), threads_(resolve_threads(threads)), word_inputs_(params) {}
 
 Matrix Predictor::predict_batch(const std::vector<Document>& docs, const std::vector<Index>& indices,
                                 std::vector<Explanation>* explanations,
@@ -70,8 +69,8 @@ Matrix Predictor::predict_batch(const std::vector<Document>& docs, const std::ve
   std::vector<PaddingAttention> shard_padding(shards.size());
   run_parallel(static_cast<int>(shards.size()), [&](int k) {
     HanCache cache;
-    probs[k] = softmax_columns(
-        han_forward(params_, cfg_, shards[k], nullptr, cache, /*for_backward=*/false, word_inputs_.table()));
+    probs[k] = head_answers(
+        head_, han_forward(params_, cfg_, shards[k], nullptr, cache, /*for_backward=*/false, word_inputs_.table()));
     if (padding) shard_padding[k] = padding_attention(cache);
     if (explanations)
       for (Index b = 0; b < shards[k].size(); ++b) shard_explanations[k].push_back(explain(shards[k], cache, b));

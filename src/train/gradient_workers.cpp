@@ -4,7 +4,6 @@
 #include <string>
 
 #include "han/core/parallel.h"
-#include "han/nn/loss.h"
 #include "han/nn/parameters.h"
 
 namespace han {
@@ -36,7 +35,8 @@ GradientWorkers::GradientWorkers(const HanParams& params, int threads) : workers
 }
 
 double GradientWorkers::compute(const HanParams& params, const ModelConfig& cfg, const std::vector<Batch>& shards,
-                                const DropoutPlan& dropout, Index batch_docs, bool train_embeddings) {
+                                const DropoutPlan& dropout, Index batch_docs, bool train_embeddings,
+                                const OutputHead& head, const LossConfig& loss_config) {
   std::vector<Index> first(shards.size() + 1, 0);
   for (std::size_t k = 0; k < shards.size(); ++k) first[k + 1] = first[k] + shards[k].size();
   run_parallel(static_cast<int>(shards.size()), [&](int k) {
@@ -45,7 +45,7 @@ double GradientWorkers::compute(const HanParams& params, const ModelConfig& cfg,
     shard_dropout.first_document = first[k];
     const Matrix logits = han_forward(params, cfg, shards[k], &shard_dropout, w.cache);
     Matrix d_logits;
-    w.loss = softmax_cross_entropy(logits, shards[k].labels, 1.0 / static_cast<double>(batch_docs), d_logits);
+    w.loss = head_loss(head, loss_config, logits, shards[k], 1.0 / static_cast<double>(batch_docs), d_logits);
     han_backward(params, w.cache, d_logits, w.grads, train_embeddings);
   });
   // Workers beyond the shard count hold stale caches: clear them before the reduction.

@@ -14,6 +14,7 @@
 #include "han/core/io.h"
 #include "han/core/parallel.h"
 #include "han/core/random.h"
+#include "han/core/select_metric.h"
 #include "han/infer/classifier.h"
 #include "han/infer/evaluation.h"
 #include "han/text/batcher.h"
@@ -61,8 +62,9 @@ void log_step(int epoch, std::size_t batch, std::size_t batches, long long step,
 
 Classifier initial_model(const Config& cfg, const Corpus& corpus) {
   Rng rng(derive_seed(cfg.trainer.seed, SeedStream::init));
-  return {cfg, corpus.vocab, corpus.labels,
-          han_init(cfg.model, static_cast<Index>(corpus.vocab.size()), static_cast<Index>(corpus.labels.size()), rng)};
+  const Index outputs = head_outputs(cfg.model.task, corpus.labels.size());
+  return {cfg, corpus.vocab, corpus.labels, han_init(cfg.model, static_cast<Index>(corpus.vocab.size()), outputs, rng),
+          initial_head(cfg.model.task, corpus.labels.size(), corpus.targets)};
 }
 
 // One training run: the model with its optimizer and gradient workers, and the progress a
@@ -196,7 +198,8 @@ void TrainingRun::train_step(const BatchIndices& indices, int epoch, std::size_t
   const Index B = static_cast<Index>(indices.size());
   const DropoutPlan dropout =
       dropout_plan(cfg_.model, derive_seed(cfg_.trainer.seed, SeedStream::dropout, optimizer_->steps()));
-  const double loss = workers_.compute(model_.params, cfg_.model, shards, dropout, B, train_embeddings_);
+  const double loss =
+      workers_.compute(model_.params, cfg_.model, shards, dropout, B, train_embeddings_, model_.head, cfg_.loss);
   const double norm = clip_global_norm(refs_, cfg_.optimizer.clip_norm, threads_);
   if (!std::isfinite(loss) || !std::isfinite(norm)) {
     std::string message = numeric_fault(epoch, optimizer_->steps() + 1, loss, norm);
@@ -261,30 +264,30 @@ std::optional<EpochRecord> TrainingRun::measure_epoch(int epoch, Clock::time_poi
   if (!corpus_.dev.empty()) {
     spdlog::debug("epoch {}: scoring {} dev documents", epoch, corpus_.dev.size());
     const auto start = Clock::now();
-    Predictor predictor(model_.params, cfg_.model, threads_);
+    Predictor predictor(model_.params, cfg_.model, threads_, model_.head);
     predictor.on_progress([this](Index) { return !stop_requested(); });
-    const Metrics dev = evaluate(predictor, corpus_.dev, dev_batches_);
+    const TaskScores dev = evaluate_task(predictor, corpus_.dev, dev_batches_);
     if (stop_requested()) return std::nullopt;  // (cut short: dev is not a score)
     spdlog::debug("epoch {}: dev scoring took {:.2f} s", epoch, seconds_since(start));
-    rec.dev_accuracy = dev.accuracy;
-    rec.dev_macro_f1 = dev.macro_f1;
-    rec.dev_loss = dev.log_loss;
+    rec.set_dev(dev.headline());
   }
   rec.seconds = seconds_since(epoch_start);
   return rec;
 }
 
+// Higher is better; an undefined score (a constant prediction's correlation) ranks below
+// every defined one.
 double TrainingRun::epoch_score(const EpochRecord& rec) const {
   if (corpus_.dev.empty()) return -rec.train_loss;
-  switch (cfg_.trainer.select) {
-    case SelectMetric::accuracy:
-      return rec.dev_accuracy + 1e-6 * rec.dev_macro_f1;
-    case SelectMetric::macro_f1:
-      return rec.dev_macro_f1 + 1e-6 * rec.dev_accuracy;
-    case SelectMetric::loss:
-      return -rec.dev_loss;
-  }
-  return rec.dev_accuracy;
+  const SelectMetric metric = resolve_select_metric(cfg_.trainer.select, cfg_.model.task);
+  double score;
+  if (cfg_.model.task == Task::single && metric == SelectMetric::accuracy)
+    score = rec.dev_accuracy + 1e-6 * rec.dev_macro_f1;
+  else if (cfg_.model.task == Task::single && metric == SelectMetric::macro_f1)
+    score = rec.dev_macro_f1 + 1e-6 * rec.dev_accuracy;
+  else
+    score = lower_is_better(metric) ? -rec.dev(to_string(metric)) : rec.dev(to_string(metric));
+  return std::isnan(score) ? std::numeric_limits<double>::lowest() : score;
 }
 
 // Best epoch: the dev score trainer.select names (accuracy and macro-F1 break each

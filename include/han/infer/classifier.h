@@ -5,6 +5,7 @@
 
 #include "han/core/config.h"
 #include "han/infer/model_file.h"
+#include "han/nn/head.h"
 #include "han/nn/model.h"
 #include "han/text/tokenizer.h"
 #include "han/text/vocab.h"
@@ -14,8 +15,9 @@ namespace han {
 struct Classifier {
   Config config;  // the effective training config
   Vocab vocab;
-  std::vector<std::string> labels;
+  std::vector<std::string> labels;  // none for regression
   HanParams params;
+  OutputHead head;  // the task's output (model.task); stored as the header's "head" unless single
 
   Tokenizer tokenizer() const;
 };

@@ -1,10 +1,12 @@
 #pragma once
-// Batched, threaded inference: probabilities, optional attention explanations and
+// Batched, threaded inference: the head's answers (probabilities, or numbers for
+// regression), optional attention explanations and
 // the attention mass that padded positions receive.
 #include <functional>
 #include <vector>
 
 #include "han/text/batch.h"
+#include "han/nn/head.h"
 #include "han/nn/model.h"
 #include "han/nn/word_input_table.h"
 
@@ -29,7 +31,7 @@ class Predictor {
  public:
   // Keeps a reference to params, which must outlive it and not change. Not thread-safe:
   // one call at a time (each call fills its documents' words into the word input table).
-  Predictor(const HanParams& params, const ModelConfig& cfg, int threads);
+  Predictor(const HanParams& params, const ModelConfig& cfg, int threads, OutputHead head = {});
   // Probabilities (C, n), column i for docs[i]. Documents are batched by length.
   Matrix predict(const std::vector<Document>& docs, Index batch_size,
                  std::vector<Explanation>* explanations = nullptr,
@@ -42,8 +44,9 @@ class Predictor {
   Matrix predict_batch(const std::vector<Document>& docs, const std::vector<Index>& indices,
                        std::vector<Explanation>* explanations = nullptr,
                        PaddingAttention* padding = nullptr) const;
-  // Number of classes: the rows of every probability matrix.
+  // Number of classes: the rows of every probability matrix (1 for regression).
   Index classes() const { return params_.output.W.rows(); }
+  const OutputHead& head() const { return head_; }
   // Called on the calling thread as predict() works through its batches, with the number
   // of documents answered so far (to draw progress). When it returns false, the batches
   // not yet started are skipped and their columns left unset: the caller that stopped
@@ -56,6 +59,7 @@ class Predictor {
 
   const HanParams& params_;
   ModelConfig cfg_;
+  OutputHead head_;
   int threads_;
   mutable WordInputTable word_inputs_;  // grows with the words seen; read by every batch
   std::function<bool(Index)> progress_;
