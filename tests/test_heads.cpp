@@ -207,3 +207,11 @@ TEST_CASE("the head is stored in the model header and read back, and a single-la
   CHECK(scale.nearest_seen(6.0) == 2);  // a tie goes to the lower
   CHECK(scale.nearest_seen(-3) == 1);
 }
+
+TEST_CASE("multi-label output biases start at the logits of the label rates", "[heads]") {
+  Matrix bias = Matrix::Zero(3, 1);
+  start_at_label_rates(bias, {0.5, 0.1, 0.0});
+  CHECK(bias(0, 0) == Approx(0));
+  CHECK(sigmoid(bias)(1, 0) == Approx(0.1));
+  CHECK(sigmoid(bias)(2, 0) == Approx(1e-4));  // a rate of 0 is clamped: the logit stays finite
+}

@@ -1,5 +1,6 @@
 #include "han/nn/head.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "han/core/error.h"
@@ -26,6 +27,14 @@ OutputHead initial_head(Task task, std::size_t labels, const TargetScale& scale)
   if (task == Task::multilabel) h.thresholds.assign(labels, kDefaultThreshold);
   if (task == Task::regression) h.scale = scale;
   return h;
+}
+
+void start_at_label_rates(Matrix& output_bias, const std::vector<double>& rates) {
+  HAN_ASSERT(output_bias.rows() == static_cast<Index>(rates.size()) && output_bias.cols() == 1);
+  for (std::size_t c = 0; c < rates.size(); ++c) {
+    const double r = std::clamp(rates[c], 1e-4, 1 - 1e-4);
+    output_bias(static_cast<Index>(c), 0) = static_cast<Scalar>(std::log(r / (1 - r)));
+  }
 }
 
 Index head_outputs(Task task, std::size_t labels) {

@@ -396,6 +396,8 @@ bool given(const Field& f) { return f.present && std::strcmp(f.type, "null") != 
 
 bool is_label_type(const Field& f) { return std::strcmp(f.type, "string") == 0 || std::strcmp(f.type, "integer") == 0; }
 
+bool is_number_type(const Field& f) { return std::strcmp(f.type, "integer") == 0 || std::strcmp(f.type, "float") == 0; }
+
 void jsonl_single_label(const RecordReader& reader, Example& ex, const std::string& where, bool require_label) {
   if (given(reader.labels))
     throw Error(where + ": \"labels\" (a list of labels) but model.task is single (one label per document); give "
@@ -444,14 +446,13 @@ void jsonl_target(const RecordReader& reader, Example& ex, const std::string& wh
     if (options.require) throw Error(where + ": missing " + key + " (the number to predict; data.target_key)");
     return;
   }
-  const bool number = std::strcmp(target.type, "integer") == 0 || std::strcmp(target.type, "float") == 0;
-  if (!number && std::strcmp(target.type, "string") != 0)
+  if (!is_number_type(target) && std::strcmp(target.type, "string") != 0)
     throw Error(where + ": " + key + " must be a number (model.task regression), got " + std::string(target.type));
   take_target(ex, target.value, where, key);
 }
 
 double record_weight(const Field& weight, const std::string& where) {
-  const bool number = std::strcmp(weight.type, "integer") == 0 || std::strcmp(weight.type, "float") == 0;
+  const bool number = is_number_type(weight);
   const std::optional<double> w = number ? parse_number(weight.value) : std::nullopt;
   if (!w || !(*w > 0))
     throw Error(where + ": \"weight\" must be a positive number, got " +

@@ -60,11 +60,22 @@ void log_step(int epoch, std::size_t batch, std::size_t batches, long long step,
                 seconds_since(start));
 }
 
+// Share of the training documents that carry each label (multi-label).
+std::vector<double> label_rates(const Corpus& corpus) {
+  std::vector<double> rates(corpus.labels.size(), 0.0);
+  for (const Document& d : corpus.train)
+    for (std::int32_t c : d.label_set) rates[c] += 1.0 / static_cast<double>(corpus.train.size());
+  return rates;
+}
+
 Classifier initial_model(const Config& cfg, const Corpus& corpus) {
   Rng rng(derive_seed(cfg.trainer.seed, SeedStream::init));
   const Index outputs = head_outputs(cfg.model.task, corpus.labels.size());
-  return {cfg, corpus.vocab, corpus.labels, han_init(cfg.model, static_cast<Index>(corpus.vocab.size()), outputs, rng),
-          initial_head(cfg.model.task, corpus.labels.size(), corpus.targets)};
+  Classifier model{cfg, corpus.vocab, corpus.labels,
+                   han_init(cfg.model, static_cast<Index>(corpus.vocab.size()), outputs, rng),
+                   initial_head(cfg.model.task, corpus.labels.size(), corpus.targets)};
+  if (cfg.model.task == Task::multilabel) start_at_label_rates(model.params.output.b, label_rates(corpus));
+  return model;
 }
 
 // One training run: the model with its optimizer and gradient workers, and the progress a

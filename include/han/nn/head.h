@@ -27,6 +27,12 @@ struct OutputHead {
 // The head a model of `task` over `labels` starts with (thresholds at kDefaultThreshold).
 OutputHead initial_head(Task task, std::size_t labels, const TargetScale& scale = {});
 
+// Multi-label: starts each label's output bias at the logit of its training rate, so the
+// sigmoids begin at the label priors instead of 0.5 (with many rare labels, the first
+// epochs would otherwise go to learning that most labels are absent). Rates are clamped
+// to [1e-4, 1 - 1e-4].
+void start_at_label_rates(Matrix& output_bias, const std::vector<double>& rates);
+
 // Rows of the output layer: the label count, or 1 for regression.
 Index head_outputs(Task task, std::size_t labels);
 
