@@ -27,7 +27,8 @@ std::string task_summary(const OutputHead& head) {
     out += " (target mean " + format_fixed(head.scale.mean, 4) + ", sd " + format_fixed(head.scale.sd, 4) + ")";
   if (head.task == Task::multilabel && !head.thresholds.empty()) {
     const auto [lo, hi] = std::minmax_element(head.thresholds.begin(), head.thresholds.end());
-    out += " (thresholds " + (*lo == *hi ? format_fixed(*lo, 2) : format_fixed(*lo, 2) + ".." + format_fixed(*hi, 2)) + ")";
+    const std::string range = *lo == *hi ? format_fixed(*lo, 2) : format_fixed(*lo, 2) + ".." + format_fixed(*hi, 2);
+    out += " (thresholds " + range + ")";
   }
   return out;
 }

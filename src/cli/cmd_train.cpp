@@ -80,7 +80,8 @@ void report_progress(TrainOptions& options, ProgressBar& bar, const LogOptions& 
   }
   options.on_epoch = [&bar, epochs, task](const EpochRecord& r) {
     bar.finish();
-    spdlog::info("epoch {}/{}  loss {:.4f}  dev loss {:.4f}  {}  {:.1f}s  {:.0f} docs/s  {:.0f} tokens/s  padding {:.2f}{}",
+    spdlog::info("epoch {}/{}  loss {:.4f}  dev loss {:.4f}  {}  {:.1f}s  {:.0f} docs/s  {:.0f} tokens/s  "
+                 "padding {:.2f}{}",
                  r.epoch, epochs, r.train_loss, r.dev_loss, dev_scores_text(r, task), r.seconds, r.docs_per_second,
                  r.tokens_per_second, r.padding_fraction, r.best ? "  *best" : "");
   };

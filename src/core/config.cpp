@@ -164,7 +164,8 @@ void visit_fields(TrainerConfig& c, V& v) {
   v.integer("patience", c.patience, IntRange{0, 100000},
             "epochs without dev improvement before stopping; 0 = never stop early");
   v.enumeration("select", c.select,
-                "dev score that picks the best epoch and drives early stopping; auto: accuracy, micro_f1 or rmse by task");
+                "dev score that picks the best epoch and drives early stopping; "
+                "auto: accuracy, micro_f1 or rmse by task");
   v.integer("seed", c.seed, IntRange{0, kTwoTo53},
             "seed for initialisation, shuffling, dropout and skip-gram");
   v.integer("threads", c.threads, IntRange{0, 1024}, "worker threads (training and skip-gram); 0 = all cores");

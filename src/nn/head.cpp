@@ -79,7 +79,9 @@ nlohmann::json head_to_json(const OutputHead& head) {
 }
 
 OutputHead head_from_json(const nlohmann::json& j, Task task, std::size_t labels, const std::string& origin) {
-  const auto corrupted = [&](const std::string& why) { return Error(origin + ": model file is corrupted (" + why + ")"); };
+  const auto corrupted = [&](const std::string& why) {
+    return Error(origin + ": model file is corrupted (" + why + ")");
+  };
   if (task == Task::single) return initial_head(task, labels);
   if (!j.is_object() || !j.contains("task") || j["task"] != to_string(task)) throw corrupted("no head for its task");
   OutputHead h = initial_head(task, labels);

@@ -122,9 +122,10 @@ Corpus load_corpus(const Config& given, const std::vector<std::string>& vector_w
     if (path->empty()) continue;
     *docs = encode_split(read_split(*path, split, cfg), split, tokenizer, corpus.vocab, corpus.labels);
   }
-  const std::string answers = cfg.model.task == Task::regression
-                                  ? fmt::format("targets of mean {:.4g} and sd {:.4g}", corpus.targets.mean, corpus.targets.sd)
-                                  : std::to_string(corpus.labels.size()) + " labels";
+  const std::string answers =
+      cfg.model.task == Task::regression
+          ? fmt::format("targets of mean {:.4g} and sd {:.4g}", corpus.targets.mean, corpus.targets.sd)
+          : std::to_string(corpus.labels.size()) + " labels";
   spdlog::info("corpus: {} train / {} dev / {} test documents, {}, vocabulary {} (of {} distinct words)",
                corpus.train.size(), corpus.dev.size(), corpus.test.size(), answers, corpus.vocab.size(),
                builder.distinct_words());

@@ -207,7 +207,8 @@ std::optional<double> parse_number(std::string_view text) {
 // A regression target: `what` (e.g. "the label", "\"rating\"") must hold a number.
 void take_target(Example& ex, std::string_view raw, const std::string& where, const std::string& what) {
   const std::optional<double> value = parse_number(raw);
-  if (!value) throw Error(where + ": " + what + " must be a number (model.task regression), got " + quote_excerpt(trim(raw)));
+  if (!value)
+    throw Error(where + ": " + what + " must be a number (model.task regression), got " + quote_excerpt(trim(raw)));
   ex.target = *value;
   ex.has_target = true;
   ex.label = std::string(trim(raw));
@@ -241,7 +242,8 @@ Example parse_fasttext_line(std::string_view line, const std::string& where, con
     for (std::string_view label : labels) add_label(ex, label, where);
   } else if (labels.size() > 1) {
     if (options.task == Task::regression)
-      throw Error(where + ": " + std::to_string(labels.size()) + " labels on one line, but a regression target is one number");
+      throw Error(where + ": " + std::to_string(labels.size()) +
+                  " labels on one line, but a regression target is one number");
     several_labels(where, labels);
   } else if (!labels.empty() && options.task == Task::regression) {
     take_target(ex, labels.front(), where, "the label");
@@ -331,7 +333,8 @@ std::vector<Example> read_line_file(const std::string& path, DataFormat format,
     if (line_no == 1) view = strip_bom(view);
     if (format == DataFormat::tsv && line_no == 1 && is_tsv_header(view)) {
       const auto tab = view.find('\t');
-      spdlog::info("{}:1: header row \"{}<TAB>{}\" skipped", path, trim(view.substr(0, tab)), trim(view.substr(tab + 1)));
+      spdlog::info("{}:1: header row \"{}<TAB>{}\" skipped", path, trim(view.substr(0, tab)),
+                   trim(view.substr(tab + 1)));
     } else if (!is_blank(view)) {
       const std::string where = path + ":" + std::to_string(line_no);
       if (format == DataFormat::jsonl && line.size() > kMaxRecordBytes) {

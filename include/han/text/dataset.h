@@ -80,7 +80,7 @@ struct Document {
   std::int64_t tokens() const;
 };
 
-// Sorted distinct labels of the examples (of their label sets; none for regression) (the class order of a model). More than
+// Sorted distinct labels of the examples, or of their label sets (the class order of a model). More than
 // kMaxLabels is an error naming the example that brings one too many.
 std::vector<std::string> collect_labels(const std::vector<Example>& examples);
 
