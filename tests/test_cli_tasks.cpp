@@ -142,8 +142,12 @@ TEST_CASE("regression: a tiny rating set learned end to end, and predict prints 
   const auto lines = lines_of(predict.out);
   REQUIRE(lines.size() == 2);
   CHECK(std::stod(lines[0]) > std::stod(lines[1]) + 1);
-  const json j = json::parse(run(han_cmd("predict --format json --model " + model), "great.\n").out);
+  const json j = json::parse(run(han_cmd("predict --format json --explain --model " + model), "great. dull.\n").out);
   CHECK(j["value"].is_number());
+  CHECK(j["attention"]["sentences"].size() == 2);
+  const RunResult page = run(han_cmd("predict --format html --model " + model), "great.\n");
+  CHECK(page.exit_code == 0);
+  CHECK(page.out.find("predicted</span>") != std::string::npos);
   const json info = json::parse(run(han_cmd("info --json --model " + model)).out);
   CHECK(info["task"] == "regression");
   CHECK(info["head"]["target_mean"].get<double>() > 1);
