@@ -25,7 +25,7 @@ Config small_config() {
 Classifier small_model(const Config& cfg, std::uint64_t seed) {
   Rng rng(seed);
   const Vocab vocab = Vocab::from_words({"<pad>", "<unk>", "good", "bad", "film"});
-  return {cfg, vocab, {"neg", "pos"}, han_init(cfg.model, 5, 2, rng), {}};
+  return {cfg, vocab, {"neg", "pos"}, han_init(cfg.model, 5, 2, rng), {}, han::OutputHead{}};
 }
 
 void random_gradients(HanParams& grads, std::uint64_t seed) {

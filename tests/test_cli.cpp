@@ -320,6 +320,10 @@ TEST_CASE("info shows format version, labels, vocabulary and parameter count", "
   const json info = json::parse(r.out);
   CHECK(info["format_version"] == han::kModelFormatVersion);
   CHECK(info["labels"] == json({"neg", "pos"}));
+  // A single-label model is stored as before tasks existed: no "head", no model.task.
+  CHECK(info["task"] == "single");
+  CHECK_FALSE(info.contains("head"));
+  CHECK_FALSE(info["config"]["model"].contains("task"));
   CHECK(info["vocabulary_size"].get<int>() > 100);
   CHECK(info["parameters"].get<long>() > 1000);
   CHECK(run(han_cmd("info --model " + f.model)).out.find("parameters") != std::string::npos);

@@ -325,12 +325,21 @@ TEST_CASE("config_reference lists every key once with default and range", "[conf
   every_key.optimizer.warmup = 0.1;
   every_key.trainer.select = han::SelectMetric::loss;
   every_key.trainer.ensemble = 3;
+  every_key.model.task = han::Task::regression;
+  every_key.data.label_separator = "|";
+  every_key.data.target_key = "rating";
+  every_key.loss.regression = han::RegressionLoss::huber;
+  every_key.loss.class_weights.mode = han::ClassWeights::Mode::balanced;
   // At their defaults, they are left out (stored ablation runs keep their fingerprints).
   const json defaults = han::config_to_json(han::Config{});
   for (const char* key : {"sentence_dropout", "embedding_dropout", "word_dropout"}) CHECK_FALSE(defaults["model"].contains(key));
   CHECK_FALSE(defaults["optimizer"].contains("warmup"));
   CHECK_FALSE(defaults["trainer"].contains("select"));
   CHECK_FALSE(defaults["trainer"].contains("ensemble"));
+  CHECK_FALSE(defaults["model"].contains("task"));
+  CHECK_FALSE(defaults["data"].contains("label_separator"));
+  CHECK_FALSE(defaults["data"].contains("target_key"));
+  CHECK_FALSE(defaults.contains("loss"));
   const json j = han::config_to_json(every_key);
   std::size_t keys = 0;
   for (const auto& sec : j.items()) {
@@ -368,4 +377,37 @@ TEST_CASE("the README's configuration table is the reference han builds from its
   const std::string table = han::config_reference();
   INFO("README.md's table under \"## Configuration\" should read:\n" << table);
   CHECK(readme.find("```\n" + table + "```\n") != std::string::npos);
+}
+
+TEST_CASE("model.task, its data keys, loss settings and trainer.select by task", "[config]") {
+  const han::Config c = parse(R"({"model": {"task": "multilabel"}, "data": {"label_separator": "|"},
+                                  "trainer": {"select": "hamming_loss"}})");
+  CHECK(c.model.task == han::Task::multilabel);
+  CHECK(c.data.label_separator == "|");
+  CHECK(c.trainer.select == han::SelectMetric::hamming_loss);
+  CHECK(han::Config{}.trainer.select == han::SelectMetric::auto_);
+  REQUIRE_THROWS_WITH(parse(R"({"model": {"task": "ranking"}})"), Contains("model.task: must be one of"));
+  REQUIRE_THROWS_WITH(parse(R"({"trainer": {"select": "rmse"}})"),
+                      Contains("trainer.select: rmse is not a score of model.task single") &&
+                          Contains("auto, accuracy, macro_f1 or loss"));
+  REQUIRE_THROWS_WITH(parse(R"({"model": {"task": "regression"}, "trainer": {"select": "accuracy"}})"),
+                      Contains("trainer.select: accuracy is not a score of model.task regression"));
+  REQUIRE_THROWS_WITH(parse(R"({"data": {"target_key": ""}})"), Contains("data.target_key: expected a non-empty string"));
+  REQUIRE_THROWS_WITH(parse(R"({"data": {"label_separator": "\t"}})"), Contains("data.label_separator: must be valid UTF-8"));
+
+  const han::Config w = parse(R"({"loss": {"class_weights": {"spam": 3, "ham": 0.5}}})");
+  REQUIRE(w.loss.class_weights.mode == han::ClassWeights::Mode::given);
+  CHECK(w.loss.class_weights.given.size() == 2);
+  CHECK(han::config_to_json(w)["loss"]["class_weights"] == json{{"spam", 3}, {"ham", 0.5}});
+  CHECK(han::config_from_json(han::config_to_json(w), "x").loss.class_weights == w.loss.class_weights);
+  CHECK(parse(R"({"loss": {"class_weights": "balanced"}})").loss.class_weights.mode == han::ClassWeights::Mode::balanced);
+  REQUIRE_THROWS_WITH(parse(R"({"loss": {"class_weights": {"spam": 0}}})"),
+                      Contains("loss.class_weights.spam: expected a positive number"));
+  REQUIRE_THROWS_WITH(parse(R"({"loss": {"class_weights": "inverse"}})"), Contains("loss.class_weights: expected"));
+  REQUIRE_THROWS_WITH(parse(R"({"model": {"task": "multilabel"}, "loss": {"class_weights": "balanced"}})"),
+                      Contains("loss.class_weights: applies to model.task single only"));
+  json j = json::object();
+  han::apply_overrides(j, {"loss.class_weights=balanced", "model.task=regression", "data.target_key=rating"});
+  CHECK(j["loss"]["class_weights"] == "balanced");
+  CHECK(j["data"]["target_key"] == "rating");
 }

@@ -70,6 +70,15 @@ std::vector<std::string> texts_of(const std::vector<Example>& xs) {
 
 using Strings = std::vector<std::string>;
 
+Example example(const std::string& label, bool has_label, const std::string& text, const std::string& source) {
+  Example e;
+  e.label = label;
+  e.has_label = has_label;
+  e.text = text;
+  e.source = source;
+  return e;
+}
+
 }  // namespace
 
 TEST_CASE("dataset: jsonl reader", "[dataset]") {
@@ -166,7 +175,7 @@ TEST_CASE("dataset: fasttext reader", "[dataset]") {
   const std::string f = dir.write("train.txt",
                                   "\xEF\xBB\xBF__label__pos Great movie!\r\n"
                                   "\n"
-                                  "__label__neg __label__other Dull\tand long\n"
+                                  "__label__neg __label__neg Dull\tand long\n"
                                   "  __label__pos   spaced   \n");
   const auto xs = han::read_examples(f, DataFormat::fasttext, true);
   REQUIRE(xs.size() == 3);
@@ -184,6 +193,21 @@ TEST_CASE("dataset: fasttext reader", "[dataset]") {
 
   const std::string empty = dir.write("empty.txt", "__label__ text\n");
   CHECK_THAT(error_of(empty, DataFormat::fasttext), Catch::StartsWith(empty + ":1:"));
+}
+
+TEST_CASE("dataset: several labels on a line are refused for one-label data, never reduced to one", "[dataset]") {
+  TempDir dir;
+  const std::string ft = dir.write("multi.txt", "__label__a fine\n__label__a __label__b both\n");
+  const std::string message = error_of(ft, DataFormat::fasttext);
+  CHECK_THAT(message, Catch::StartsWith(ft + ":2: 2 labels on one line"));
+  CHECK_THAT(message, Catch::Contains("__label__b") && Catch::Contains("model.task=multilabel"));
+  // The same when labels are optional (predict's gold): a second label is never dropped.
+  CHECK_THAT(error_of(ft, DataFormat::fasttext, false), Catch::StartsWith(ft + ":2:"));
+
+  const std::string jl = dir.write("multi.jsonl", "{\"label\": \"a\", \"text\": \"x\"}\n"
+                                                  "{\"labels\": [\"a\", \"b\"], \"text\": \"y\"}\n");
+  CHECK_THAT(error_of(jl, DataFormat::jsonl),
+             Catch::StartsWith(jl + ":2: \"labels\"") && Catch::Contains("model.task=multilabel"));
 }
 
 TEST_CASE("dataset: tsv reader", "[dataset]") {
@@ -239,10 +263,10 @@ TEST_CASE("dataset: folder reader", "[dataset]") {
 
 TEST_CASE("dataset: collect_labels, encode and unknown labels", "[dataset]") {
   std::vector<Example> xs(4);
-  xs[0] = {"pos", true, "Good. Very good!", "f:1", "", ""};
-  xs[1] = {"neg", true, "Bad film\n\n", "f:2", "", ""};
-  xs[2] = {"", false, "", "f:3", "", ""};
-  xs[3] = {"pos", true, "unseen words", "f:4", "", ""};
+  xs[0] = example("pos", true, "Good. Very good!", "f:1");
+  xs[1] = example("neg", true, "Bad film\n\n", "f:2");
+  xs[2] = example("", false, "", "f:3");
+  xs[3] = example("pos", true, "unseen words", "f:4");
   const Strings labels = han::collect_labels(xs);
   CHECK(labels == Strings{"neg", "pos"});
 
@@ -260,7 +284,7 @@ TEST_CASE("dataset: collect_labels, encode and unknown labels", "[dataset]") {
   CHECK(docs[2].tokens() == 0);
   CHECK(docs[3].sentences == std::vector<std::vector<std::int32_t>>{{1, 1}});
 
-  const Example other{"maybe", true, "good", "dev.jsonl:9", "", ""};
+  const Example other = example("maybe", true, "good", "dev.jsonl:9");
   CHECK_THROWS_WITH(han::encode(other, tokenizer, vocab, labels),
                     "dev.jsonl:9: label \"maybe\" is not one of the model's 2 labels");
   CHECK_THROWS_AS(han::encode_all({other}, tokenizer, vocab, labels), han::Error);
@@ -275,4 +299,110 @@ TEST_CASE("dataset: collect_labels, encode and unknown labels", "[dataset]") {
   capped.max_words = 1;
   const auto c = han::encode(xs[0], han::Tokenizer(capped), vocab, labels);
   CHECK(c.sentences == std::vector<std::vector<std::int32_t>>{{2}});
+}
+
+namespace {
+
+han::LabelOptions task_options(han::Task task, bool require = true) {
+  han::LabelOptions o;
+  o.task = task;
+  o.require = require;
+  return o;
+}
+
+std::string task_error(const std::string& path, DataFormat format, const han::LabelOptions& options) {
+  try {
+    han::read_examples(path, format, options);
+  } catch (const han::Error& e) {
+    CHECK(e.exit_code() == 2);
+    return e.what();
+  }
+  return "(no error)";
+}
+
+}  // namespace
+
+TEST_CASE("dataset: label sets for model.task multilabel in jsonl, fasttext and tsv", "[dataset]") {
+  TempDir dir;
+  const auto multi = task_options(han::Task::multilabel);
+  const std::string jl = dir.write("m.jsonl", "{\"labels\": [\"b\", \" a \", \"b\", 3], \"text\": \"x\"}\n"
+                                              "{\"label\": \"c\", \"text\": \"y\", \"weight\": 2.5}\n");
+  const auto xs = han::read_examples(jl, DataFormat::jsonl, multi);
+  REQUIRE(xs.size() == 2);
+  CHECK(xs[0].labels == Strings{"b", "a", "3"});  // trimmed, each once, integers as text
+  CHECK(xs[0].label == "b,a,3");
+  CHECK(xs[1].labels == Strings{"c"});
+  CHECK(xs[1].weight == 2.5);
+  CHECK(han::collect_labels(xs) == Strings{"3", "a", "b", "c"});
+
+  const std::string ft = dir.write("m.txt", "__label__x __label__y both\n__label__y one\n");
+  const auto ys = han::read_examples(ft, DataFormat::fasttext, multi);
+  CHECK(ys[0].labels == Strings{"x", "y"});
+  CHECK(ys[0].text == "both");
+  CHECK(ys[1].labels == Strings{"y"});
+
+  han::LabelOptions pipe = multi;
+  pipe.separator = "|";
+  const std::string tsv = dir.write("m.tsv", "label\ttext\nx| y\tboth\ny\tone\n");
+  const auto zs = han::read_examples(tsv, DataFormat::tsv, pipe);
+  REQUIRE(zs.size() == 2);  // the header row is skipped
+  CHECK(zs[0].labels == Strings{"x", "y"});
+  CHECK(han::read_examples(tsv, DataFormat::tsv, multi)[0].labels == Strings{"x| y"});  // "," by default
+
+  const std::vector<std::string> labels = {"a", "b", "c"};
+  han::Vocab vocab;
+  const han::Tokenizer tokenizer;
+  han::Example e = xs[0];
+  e.labels = {"c", "a"};
+  CHECK(han::encode(e, tokenizer, vocab, labels).label_set == std::vector<std::int32_t>{2, 0});
+  e.labels = {"a", "zzz"};
+  CHECK_THROWS_WITH(han::encode(e, tokenizer, vocab, labels), Catch::Contains("label \"zzz\" is not one of"));
+}
+
+TEST_CASE("dataset: bad label sets name the file and line", "[dataset]") {
+  TempDir dir;
+  const auto multi = task_options(han::Task::multilabel);
+  const std::string empty = dir.write("e.jsonl", "{\"labels\": [\"a\"], \"text\": \"x\"}\n{\"labels\": [], \"text\": \"y\"}\n");
+  CHECK_THAT(task_error(empty, DataFormat::jsonl, multi), Catch::StartsWith(empty + ":2: empty label list"));
+  const std::string both = dir.write("b.jsonl", "{\"labels\": [\"a\"], \"label\": \"b\", \"text\": \"x\"}\n");
+  CHECK_THAT(task_error(both, DataFormat::jsonl, multi), Catch::StartsWith(both + ":1: both \"label\" and \"labels\""));
+  const std::string item = dir.write("i.jsonl", "{\"labels\": [\"a\", 1.5], \"text\": \"x\"}\n");
+  CHECK_THAT(task_error(item, DataFormat::jsonl, multi), Catch::StartsWith(item + ":1: \"labels\" item 2 must be"));
+  const std::string blank = dir.write("k.tsv", "a,,b\ttext\n");
+  CHECK_THAT(task_error(blank, DataFormat::tsv, multi), Catch::StartsWith(blank + ":1: empty label in the label list"));
+  const std::string weight = dir.write("w.jsonl", "{\"label\": \"a\", \"text\": \"x\", \"weight\": -1}\n");
+  CHECK_THAT(task_error(weight, DataFormat::jsonl, task_options(han::Task::single)),
+             Catch::StartsWith(weight + ":1: \"weight\" must be a positive number"));
+  CHECK_THAT(task_error(dir.path(), DataFormat::folder, multi), Catch::StartsWith("data.format: folder"));
+}
+
+TEST_CASE("dataset: regression targets from a jsonl key, fasttext and tsv labels", "[dataset]") {
+  TempDir dir;
+  han::LabelOptions reg = task_options(han::Task::regression);
+  reg.target_key = "rating";
+  const std::string jl = dir.write("r.jsonl", "{\"rating\": 7, \"label\": \"pos\", \"text\": \"x\"}\n"
+                                              "{\"rating\": \"2.5\", \"text\": \"y\"}\n");
+  const auto xs = han::read_examples(jl, DataFormat::jsonl, reg);
+  REQUIRE(xs.size() == 2);
+  CHECK(xs[0].target == 7);
+  CHECK(xs[0].has_target);
+  CHECK(xs[1].target == 2.5);
+  const std::string ft = dir.write("r.txt", "__label__-1.5 low\n");
+  CHECK(han::read_examples(ft, DataFormat::fasttext, reg)[0].target == -1.5);
+  const std::string tsv = dir.write("r.tsv", "Label\tText\n 4 \tfour\n");
+  const auto ts = han::read_examples(tsv, DataFormat::tsv, reg);
+  REQUIRE(ts.size() == 1);
+  CHECK(ts[0].target == 4);
+
+  const std::string word = dir.write("bad.jsonl", "{\"rating\": 3, \"text\": \"x\"}\n{\"rating\": \"good\", \"text\": \"y\"}\n");
+  CHECK_THAT(task_error(word, DataFormat::jsonl, reg),
+             Catch::StartsWith(word + ":2: \"rating\" must be a number") && Catch::Contains("\"good\""));
+  const std::string missing = dir.write("m.jsonl", "{\"target\": 3, \"text\": \"x\"}\n");
+  CHECK_THAT(task_error(missing, DataFormat::jsonl, reg), Catch::StartsWith(missing + ":1: missing \"rating\""));
+  const std::string boolean = dir.write("t.jsonl", "{\"rating\": true, \"text\": \"x\"}\n");
+  CHECK_THAT(task_error(boolean, DataFormat::jsonl, reg), Catch::Contains("got boolean"));
+  const std::string two = dir.write("two.txt", "__label__1 __label__2 x\n");
+  CHECK_THAT(task_error(two, DataFormat::fasttext, reg), Catch::StartsWith(two + ":1: 2 labels on one line"));
+  const std::string nan = dir.write("nan.tsv", "nan\tx\n");
+  CHECK_THAT(task_error(nan, DataFormat::tsv, reg), Catch::StartsWith(nan + ":1: the label must be a number"));
 }

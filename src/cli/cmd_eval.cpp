@@ -57,29 +57,29 @@ void run_eval(EvalArgs& a) {
   const DataFormat format =
       a.data_format.empty() ? c.config.data.format : parse_enum<DataFormat>(a.data_format, "--data-format");
   const auto read_start = std::chrono::steady_clock::now();
-  const std::vector<Example> examples = read_examples(a.data, format, true);
+  const std::vector<Example> examples = read_examples(a.data, format, label_options(c.config, true));
   if (examples.empty()) throw han::Error(a.data + ": no documents to evaluate");
   const std::vector<Document> docs = encode_all(examples, c.tokenizer(), c.vocab, c.labels);
   spdlog::debug("{} documents read, tokenized and encoded in {:.2f} s", docs.size(), seconds_since(read_start));
   const auto start = std::chrono::steady_clock::now();  // the predictor's set-up counts as prediction
-  Predictor predictor(c.members(), c.config.model, a.threads);
+  Predictor predictor(c.members(), c.config.model, a.threads, c.head);
   DocumentProgress progress(show_progress(a.log), static_cast<std::int64_t>(docs.size()));
   predictor.on_progress([&progress](Index done) {
     progress.update(done);
     return true;
   });
-  const Metrics m = evaluate(predictor, docs, a.batch_size);
+  const TaskScores m = evaluate_task(predictor, docs, a.batch_size);
   progress.finish();
   const double seconds = seconds_since(start);
   spdlog::debug("{} documents scored in {:.2f} s", docs.size(), seconds);
   std::int64_t tokens = 0;
   for (const Document& d : docs) tokens += d.tokens();
-  nlohmann::json j = metrics_to_json(m, c.labels);
+  nlohmann::json j = m.to_json(c.labels);
   // Prediction speed (tokenizing excluded), for benchmarks.
   j["seconds"] = seconds;
   j["docs_per_second"] = static_cast<double>(docs.size()) / std::max(seconds, 1e-9);
   j["tokens_per_second"] = static_cast<double>(tokens) / std::max(seconds, 1e-9);
-  const std::string text = as_json ? j.dump() + "\n" : metrics_to_text(m, c.labels);
+  const std::string text = as_json ? j.dump() + "\n" : m.to_text(c.labels);
   std::fputs(text.c_str(), stdout);
   if (std::fflush(stdout) != 0) throw han::Error("cannot write output", 1);
 }

@@ -1,4 +1,5 @@
 // han info --model FILE [--json]
+#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -37,6 +38,19 @@ std::vector<std::vector<std::string>> ensemble_rows(const nlohmann::json& traine
   return rows;
 }
 
+// "single", "multilabel (thresholds 0.5)", "regression (target mean 6.2, sd 3.1)".
+std::string task_summary(const OutputHead& head) {
+  std::string out = to_string(head.task);
+  if (head.task == Task::regression)
+    out += " (target mean " + format_fixed(head.scale.mean, 4) + ", sd " + format_fixed(head.scale.sd, 4) + ")";
+  if (head.task == Task::multilabel && !head.thresholds.empty()) {
+    const auto [lo, hi] = std::minmax_element(head.thresholds.begin(), head.thresholds.end());
+    const std::string range = *lo == *hi ? format_fixed(*lo, 2) : format_fixed(*lo, 2) + ".." + format_fixed(*hi, 2);
+    out += " (thresholds " + range + ")";
+  }
+  return out;
+}
+
 void run_info(const InfoArgs& a) {
   nlohmann::json header;
   const Classifier c = load_classifier(a.model, nullptr, &header);  // validates the whole file
@@ -44,12 +58,14 @@ void run_info(const InfoArgs& a) {
   const Index parameters = parameter_count(c.params) * members;
   nlohmann::json info = {{"model", a.model},
                          {"format_version", c.format_version},
+                         {"task", to_string(c.head.task)},
                          {"labels", c.labels},
                          {"vocabulary_size", c.vocab.size()},
                          {"parameters", parameters},
                          {"ensemble", members},
                          {"config", config_to_json(c.config)}};
   if (header.contains("trained")) info["trained"] = header["trained"];
+  if (c.head.task != Task::single) info["head"] = head_to_json(c.head);
   if (a.json) {
     std::printf("%s\n", info.dump().c_str());
     return;
@@ -60,6 +76,7 @@ void run_info(const InfoArgs& a) {
       {"model", a.model},
       {"format version", std::to_string(c.format_version)},
       {"labels (" + std::to_string(c.labels.size()) + ")", labels},
+      {"task", task_summary(c.head)},
       {"vocabulary", std::to_string(c.vocab.size()) + " words"},
       {"parameters", std::to_string(parameters) + (members > 1 ? " (" + std::to_string(members) + " members)" : "")}};
   if (members > 1) {

@@ -28,6 +28,7 @@ struct PredictArgs {
   std::string input;  // lines | files | jsonl; default: files for paths, lines for stdin
   std::string on_error = "stop";
   int top_k = 1;
+  double threshold = -1;  // multilabel: one threshold for every label; < 0: the model's
   bool explain = false;
   int batch_size = 64;
   int threads = 0;
@@ -45,7 +46,7 @@ class Runner {
       : a_(a),
         c_(c),
         tokenizer_(c.tokenizer()),
-        predictor_(c.members(), c.config.model, a.threads),
+        predictor_(c.members(), c.config.model, a.threads, c.head),
         out_(layout, c, a.model),
         progress_(show_progress(a.log), total) {}
 
@@ -154,12 +155,13 @@ void take_record_id(PredictItem& item, const Example& e, const std::string& wher
 }
 
 // One jsonl line: a record, or an empty document for a blank line (one answer per line).
-void read_record(Runner& runner, PredictItem item, const std::string& line, bool truncated, const std::string& where) {
+void read_record(Runner& runner, PredictItem item, const std::string& line, bool truncated, const std::string& where,
+                 const LabelOptions& gold) {
   if (line.find_first_not_of(" \t\r") == std::string::npos && !truncated) return runner.add(std::move(item), "");
   std::optional<Example> e;
   try {
     if (truncated) throw han::Error(where + ": " + line_too_long(kMaxLineBytes));
-    e = parse_jsonl_record(line, where, false);
+    e = parse_jsonl_record(line, where, gold);
     take_record_id(item, *e, where);
   } catch (const han::Error& error) {
     return runner.bad_record(std::move(item), error);
@@ -183,7 +185,7 @@ bool next_line(LineReader& reader, std::string& line, const InputStream& in) {
 // Each line of the source is a document (lines) or a JSON record (jsonl). Every byte of a
 // line is text in lines mode (invalid UTF-8 and NUL bytes act as separators, an over-long
 // line keeps its first kMaxLineBytes): only a read error stops it.
-void read_lines(Runner& runner, const std::string& path, bool jsonl, bool name_rows) {
+void read_lines(Runner& runner, const std::string& path, bool jsonl, bool name_rows, const LabelOptions& gold) {
   InputStream in(path);
   const std::string& name = in.name();
   LineReader reader(in);
@@ -192,7 +194,9 @@ void read_lines(Runner& runner, const std::string& path, bool jsonl, bool name_r
     PredictItem item;
     if (name_rows) item.path = name;
     item.id = reader.line_number();
-    if (jsonl) read_record(runner, std::move(item), line, reader.truncated(), name + ":" + std::to_string(reader.line_number()));
+    if (jsonl)
+      read_record(runner, std::move(item), line, reader.truncated(), name + ":" + std::to_string(reader.line_number()),
+                  gold);
     else runner.add(std::move(item), line);
     if (!reader.ready()) runner.flush();  // answer what we have while input is idle
   }
@@ -211,10 +215,10 @@ void check_args(PredictArgs& a) {
   if (a.paths.empty()) a.paths.push_back("-");
 }
 
-void read_sources(Runner& runner, const PredictArgs& a, bool name_rows) {
+void read_sources(Runner& runner, const PredictArgs& a, bool name_rows, const LabelOptions& gold) {
   for (const std::string& path : a.paths) {
     if (a.input == "files") read_document_file(runner, path);
-    else read_lines(runner, path, a.input == "jsonl", name_rows);
+    else read_lines(runner, path, a.input == "jsonl", name_rows, gold);
   }
 }
 
@@ -222,6 +226,9 @@ void run_predict(PredictArgs& a) {
   setup_logging(a.log);
   check_args(a);
   const Classifier classifier = load_classifier(a.model);
+  if (a.threshold >= 0 && classifier.head.task != Task::multilabel)
+    throw han::Error("--threshold: applies to multi-label models; " + a.model + " is a " +
+                     to_string(classifier.head.task) + " model");
   RowLayout layout;
   layout.format = a.format;
   layout.top_k = static_cast<std::size_t>(a.top_k);
@@ -229,9 +236,10 @@ void run_predict(PredictArgs& a) {
   layout.gold = a.input == "jsonl";
   layout.error = a.on_error == "skip";
   layout.explain = a.explain;
+  layout.threshold = a.threshold;
   Runner runner(a, classifier, layout, a.input == "files" ? static_cast<std::int64_t>(a.paths.size()) : 0);
   try {
-    read_sources(runner, a, layout.path);
+    read_sources(runner, a, layout.path, label_options(classifier.config, false));
   } catch (const han::Error&) {
     runner.answer_what_was_read();
     throw;
@@ -258,6 +266,10 @@ void add_predict_command(CLI::App& app) {
       ->default_val("stop");
   add_deprecated_alias(*cmd, "-i,--input", args->input, "--data-format")->check(CLI::IsMember({"lines", "files", "jsonl"}));
   cmd->add_option("-k,--top-k", args->top_k, "Best K labels per document")->default_val(1);
+  cmd->add_option("--threshold", args->threshold,
+                  "Multi-label models: answer every label whose probability reaches P (default: the model's, 0.5)")
+      ->check(CLI::Range(0.0, 1.0))
+      ->type_name("P");
   cmd->add_flag("-e,--explain", args->explain, "json: add sentence and word attention weights");
   cmd->add_option("-b,--batch-size", args->batch_size, "Documents per batch (and per output flush)")->default_val(64);
   cmd->add_option("-t,--threads", args->threads, "Threads (0 = all cores)")->default_val(0)->check(CLI::Range(0, 1024));

@@ -72,6 +72,9 @@ PreparedRun prepare_run(const TrainArgs& a, int ranks) {
   if (ranks > 1 && pretrains_embeddings(cfg.model))
     throw han::Error("model.embeddings: \"pretrain\" is not available under mpirun: train the vectors once with "
                      "han embed and give their file");
+  if (cfg.trainer.ensemble > 1 && cfg.model.task != Task::single)
+    throw han::Error("trainer.ensemble: ensembles are built for model.task single only (not " +
+                     std::string(to_string(cfg.model.task)) + ")");
   if (ranks > 1 && cfg.trainer.ensemble > 1)
     throw han::Error("trainer.ensemble: ensembles are not trained under mpirun: train each member's seed as its own run");
   return plan_run(std::move(cfg), output, a.overwrite);
@@ -93,17 +96,27 @@ auto train_or_abandon(const PreparedRun& run, const WordVectors* pretrained, con
   }
 }
 
+// An epoch's dev scores for its log line: accuracy and macro-F1 (single), else every
+// score of the task by name.
+std::string dev_scores_text(const EpochRecord& r, Task task) {
+  if (task == Task::single) return fmt::format("acc {:.4f}  F1 {:.4f}", r.dev_accuracy, r.dev_macro_f1);
+  std::string out = task == Task::multilabel ? fmt::format("macro_f1 {:.4f}", r.dev_macro_f1) : "";
+  for (const auto& [name, value] : r.dev_more) out += fmt::format("{}{} {:.4f}", out.empty() ? "" : "  ", name, value);
+  return out;
+}
+
 // The progress bar (when shown) and one log line per epoch, after `tag` (an ensemble's
 // "member k/N: ").
 void report_progress(TrainOptions& options, ProgressBar& bar, const LogOptions& log, int epochs,
-                     const std::string& tag) {
+                     const std::string& tag, Task task) {
   if (show_progress(log) && options.job->rank() == 0) {
     options.on_batch = [&bar](const TrainProgress& p) { bar.update(epoch_fraction(p), epoch_progress_text(p)); };
   }
-  options.on_epoch = [&bar, epochs, &tag](const EpochRecord& r) {
+  options.on_epoch = [&bar, epochs, &tag, task](const EpochRecord& r) {
     bar.finish();
-    spdlog::info("{}epoch {}/{}  loss {:.4f}  dev loss {:.4f}  acc {:.4f}  F1 {:.4f}  {:.1f}s  {:.0f} docs/s  {:.0f} tokens/s  padding {:.2f}{}",
-                 tag, r.epoch, epochs, r.train_loss, r.dev_loss, r.dev_accuracy, r.dev_macro_f1, r.seconds,
+    spdlog::info("{}epoch {}/{}  loss {:.4f}  dev loss {:.4f}  {}  {:.1f}s  {:.0f} docs/s  {:.0f} tokens/s  "
+                 "padding {:.2f}{}",
+                 tag, r.epoch, epochs, r.train_loss, r.dev_loss, dev_scores_text(r, task), r.seconds,
                  r.docs_per_second, r.tokens_per_second, r.padding_fraction, r.best ? "  *best" : "");
   };
 }
@@ -113,11 +126,17 @@ nlohmann::json test_scores(const std::vector<const HanParams*>& members, const C
   if (corpus.test.empty()) return nullptr;
   spdlog::debug("scoring {} test documents", corpus.test.size());
   const auto start = std::chrono::steady_clock::now();
-  const Metrics m = evaluate(Predictor(members, cfg.model, cfg.trainer.threads), corpus.test,
-                             cfg.batching.batch_size);
+  // The head a trained model holds is the one it started with (thresholds are not tuned yet).
+  const OutputHead head = initial_head(cfg.model.task, corpus.labels.size(), corpus.targets);
+  const TaskScores m = evaluate_task(Predictor(members, cfg.model, cfg.trainer.threads, head), corpus.test,
+                                     cfg.batching.batch_size);
   spdlog::debug("test scoring took {:.2f} s",
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-  return {{"accuracy", m.accuracy}, {"macro_f1", m.macro_f1}, {"documents", m.total}};
+  if (cfg.model.task == Task::single)
+    return {{"accuracy", m.single.accuracy}, {"macro_f1", m.single.macro_f1}, {"documents", m.single.total}};
+  nlohmann::json test = {{"documents", corpus.test.size()}};
+  for (const auto& [name, value] : m.headline()) test[name] = finite_or_null(value);
+  return test;
 }
 
 void print_summary(const TrainResult& result, const PreparedRun& run, const Corpus& corpus) {
@@ -133,6 +152,7 @@ void print_summary(const TrainResult& result, const PreparedRun& run, const Corp
       {"train_documents", corpus.train.size()},
       {"skipped_empty", result.skipped_empty},
       {"seconds", result.seconds}};
+  for (const auto& [name, value] : best.dev_more) summary["dev_" + name] = finite_or_null(value);
   std::printf("%s\n", summary.dump().c_str());
   std::fflush(stdout);
 }
@@ -240,7 +260,7 @@ void run_train(const TrainArgs& a) {
   options.resume = run.resume;
   options.stop_requested = stop_requested;
   options.job = job.get();
-  report_progress(options, bar, a.log, run.config.trainer.epochs, tag);
+  report_progress(options, bar, a.log, run.config.trainer.epochs, tag, run.config.model.task);
   const WordVectors* vectors = pretrained ? &*pretrained : nullptr;
   if (run.config.trainer.ensemble > 1) return run_ensemble(run, vectors, corpus, options, tag, bar);
   const TrainResult result = train_on_every_rank(*job, [&] {

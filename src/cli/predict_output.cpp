@@ -9,6 +9,7 @@
 #include "han/core/error.h"
 #include "han/core/json_text.h"
 #include "han/core/number_text.h"
+#include "han/infer/multilabel_metrics.h"
 #include "han/study/html.h"
 
 namespace han::cli {
@@ -56,6 +57,8 @@ han::Error write_error() { return han::Error(std::string("cannot write output: "
 PredictOutput::PredictOutput(RowLayout layout, const Classifier& classifier, std::string model_path)
     : layout_(std::move(layout)), classifier_(classifier), model_path_(std::move(model_path)) {
   layout_.top_k = std::min(layout_.top_k, classifier_.labels.size());
+  thresholds_ = classifier_.head.thresholds;
+  if (layout_.threshold >= 0) thresholds_.assign(thresholds_.size(), layout_.threshold);
 }
 
 void PredictOutput::write(std::vector<PredictItem>& items, const Matrix& probs, std::vector<Explanation>& explanations) {
@@ -64,7 +67,7 @@ void PredictOutput::write(std::vector<PredictItem>& items, const Matrix& probs, 
     Explanation none;
     TopK top;
     Explanation& explanation = item.error.empty() ? explanations[static_cast<std::size_t>(answered)] : none;
-    if (item.error.empty()) top = top_k(probs.col(answered++));
+    if (item.error.empty()) top = answer(probs.col(answered++));
     if (layout_.format == "html") add_html_section(item, top, explanation);
     else emit(layout_.format == "json" ? json_row(item, top, explanation) : tsv_row(item, top));
   }
@@ -95,15 +98,41 @@ PredictOutput::TopK PredictOutput::top_k(const Eigen::Ref<const Vector>& p) cons
   return out;
 }
 
-// [path] label1 prob1 ... labelK probK [gold] [error]: the same fields on every row, empty
-// where a row has nothing to say (an error row has no labels).
-std::string PredictOutput::tsv_row(const PredictItem& item, const TopK& top) const {
+PredictOutput::TopK PredictOutput::answer(const Eigen::Ref<const Vector>& p) const {
+  if (task() == Task::regression) return {{"", p(0)}};
+  if (task() == Task::single) return top_k(p);
+  TopK out;
+  for (Index c : answered_labels(p, thresholds_)) out.emplace_back(classifier_.labels[c], p(c));
+  return out;
+}
+
+// The answer's tsv fields: label1 prob1 ... labelK probK (single); the labels and their
+// probabilities, each joined by data.label_separator (multilabel); the number (regression).
+std::vector<std::string> PredictOutput::answer_fields(const TopK& top) const {
   std::vector<std::string> fields;
-  if (layout_.path) fields.push_back(tsv_field(item.path));
+  if (task() == Task::regression) return {top.empty() ? "" : format_fixed(top[0].second, 4)};
+  if (task() == Task::multilabel) {
+    const std::string& sep = classifier_.config.data.label_separator;
+    std::string labels, probs;
+    for (std::size_t k = 0; k < top.size(); ++k) {
+      labels += (k ? sep : "") + top[k].first;
+      probs += (k ? sep : "") + format_fixed(top[k].second, 4);
+    }
+    return {labels, probs};
+  }
   for (std::size_t k = 0; k < layout_.top_k; ++k) {
     fields.push_back(k < top.size() ? top[k].first : "");
     fields.push_back(k < top.size() ? format_fixed(top[k].second, 4) : "");
   }
+  return fields;
+}
+
+// [path] answer [gold] [error]: the same fields on every row, empty where a row has
+// nothing to say (an error row has no labels).
+std::string PredictOutput::tsv_row(const PredictItem& item, const TopK& top) const {
+  std::vector<std::string> fields;
+  if (layout_.path) fields.push_back(tsv_field(item.path));
+  for (std::string& f : answer_fields(top)) fields.push_back(tsv_field(std::move(f)));
   if (layout_.gold) fields.push_back(item.gold);
   if (layout_.error) fields.push_back(tsv_field(item.error));
   std::string row;
@@ -119,10 +148,17 @@ std::string PredictOutput::json_row(const PredictItem& item, const TopK& top, co
     j["error"] = item.error;
     return dump_one_line(j);
   }
-  j["label"] = top[0].first;
-  j["probability"] = top[0].second;
-  j["top_k"] = nlohmann::ordered_json::array();
-  for (const auto& [label, p] : top) j["top_k"].push_back({{"label", label}, {"probability", p}});
+  if (task() == Task::regression) {
+    j["value"] = top[0].second;
+  } else {
+    const char* key = task() == Task::multilabel ? "labels" : "top_k";
+    if (task() == Task::single) {
+      j["label"] = top[0].first;
+      j["probability"] = top[0].second;
+    }
+    j[key] = nlohmann::ordered_json::array();
+    for (const auto& [label, p] : top) j[key].push_back({{"label", label}, {"probability", p}});
+  }
   if (item.has_gold) j["gold"] = item.gold;
   if (layout_.explain) j["attention"] = explanation_json(item.words, explanation, classifier_.config.trainer.ensemble);
   return dump_one_line(j);
@@ -137,6 +173,7 @@ void PredictOutput::add_html_section(PredictItem& item, const TopK& top, Explana
   AttentionView v;
   v.heading = html_heading(item);
   v.top_k = top;
+  if (task() == Task::regression && !top.empty()) v.top_k[0].first = "predicted";
   v.gold = item.gold;
   v.words = std::move(item.words);
   v.explanation = std::move(explanation);

@@ -32,6 +32,7 @@ struct RowLayout {
   bool gold = false;           // jsonl input: a gold column, empty when a record has no label
   bool error = false;          // --on-error skip: an error column, empty on good rows
   bool explain = false;        // json: attention weights
+  double threshold = -1;       // multilabel: every label's threshold (--threshold); < 0: the model's
 };
 
 class PredictOutput {
@@ -46,6 +47,11 @@ class PredictOutput {
  private:
   using TopK = std::vector<std::pair<std::string, double>>;
   TopK top_k(const Eigen::Ref<const Vector>& p) const;
+  // What a row answers: the top K labels (single), the labels over their thresholds
+  // (multilabel), or ("", the number) (regression).
+  TopK answer(const Eigen::Ref<const Vector>& p) const;
+  Task task() const { return classifier_.head.task; }
+  std::vector<std::string> answer_fields(const TopK& top) const;
   std::string tsv_row(const PredictItem& item, const TopK& top) const;
   std::string json_row(const PredictItem& item, const TopK& top, const Explanation& explanation) const;
   void add_html_section(PredictItem& item, const TopK& top, Explanation& explanation);
@@ -54,6 +60,7 @@ class PredictOutput {
   RowLayout layout_;
   const Classifier& classifier_;
   std::string model_path_;
+  std::vector<double> thresholds_;  // multilabel
   std::string html_;
 };
 

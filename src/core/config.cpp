@@ -1,6 +1,7 @@
 #include "han/core/config.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
@@ -14,6 +15,7 @@
 #include "han/core/input_stream.h"
 #include "han/core/suggest.h"
 #include "han/core/json_text.h"
+#include "han/core/select_metric.h"
 #include "han/core/utf8.h"
 
 namespace han {
@@ -80,6 +82,8 @@ bool in_range(double v, const RealRange& r) {
 //   path(name, std::string&, desc)               a file path string ("" = none)
 //   optional_path(name, std::string&, desc)      null or a path string (null <-> "")
 //   enumeration(name, E&, desc)
+//   text(name, std::string&, desc)               a non-empty string that is not a path
+//   weights(name, ClassWeights&, desc)           "none", "balanced" or {label: weight}
 
 template <class V>
 void visit_fields(DataConfig& c, V& v) {
@@ -88,6 +92,8 @@ void visit_fields(DataConfig& c, V& v) {
   v.path("test", c.test, "test data evaluated after training; \"\" = none");
   v.enumeration("format", c.format, "input format of the data files");
   v.path("unlabeled", c.unlabeled, "unlabelled text, one document per line, for skip-gram vectors; \"\" = none");
+  v.text("label_separator", c.label_separator, "tsv, model.task multilabel: separates the labels of the label field");
+  v.text("target_key", c.target_key, "jsonl, model.task regression: the key holding the number to predict");
 }
 
 template <class V>
@@ -124,6 +130,7 @@ void visit_fields(ModelConfig& c, V& v) {
       "embeddings", c.embeddings,
       "word vectors (word2vec text or binary, GloVe; gzip ok), or \"pretrain\" (skip-gram on the text first); null = random init");
   v.boolean("freeze_embeddings", c.freeze_embeddings, "keep the embedding table fixed in training");
+  v.enumeration("task", c.task, "single: one label per document; multilabel: a label set; regression: a number");
 }
 
 template <class V>
@@ -156,7 +163,9 @@ void visit_fields(TrainerConfig& c, V& v) {
   v.integer("epochs", c.epochs, IntRange{1, 100000}, "training epochs");
   v.integer("patience", c.patience, IntRange{0, 100000},
             "epochs without dev improvement before stopping; 0 = never stop early");
-  v.enumeration("select", c.select, "dev score that picks the best epoch and drives early stopping");
+  v.enumeration("select", c.select,
+                "dev score that picks the best epoch and drives early stopping; "
+                "auto: accuracy, micro_f1 or rmse by task");
   v.integer("seed", c.seed, IntRange{0, kTwoTo53},
             "seed for initialisation, shuffling, dropout and skip-gram");
   v.integer("ensemble", c.ensemble, IntRange{1, 100},
@@ -175,6 +184,15 @@ void visit_fields(EmbedConfig& c, V& v) {
   v.real("lr", c.lr, RealRange{0.0, 10.0, true, false}, "skip-gram: learning rate, decayed linearly to lr * 1e-4");
 }
 
+template <class V>
+void visit_fields(LossConfig& c, V& v) {
+  v.weights("class_weights", c.class_weights,
+            "model.task single: weight of each class's documents in the loss; balanced = n / (classes x count)");
+  v.enumeration("regression", c.regression, "model.task regression: squared error or Huber loss");
+  v.real("huber_delta", c.huber_delta, RealRange{0.0, 1e6, true, false},
+         "huber: errors up to this many target standard deviations count squared");
+}
+
 // The sections, in file order. A visitor provides section(name, Section&).
 template <class V>
 void visit_sections(Config& c, V& v) {
@@ -185,12 +203,13 @@ void visit_sections(Config& c, V& v) {
   v.section("optimizer", c.optimizer);
   v.section("trainer", c.trainer);
   v.section("embed", c.embed);
+  v.section("loss", c.loss);
 }
 
 // ---------------------------------------------------------------------------
 // Key list: every "section.key" with its kind, for overrides and suggestions.
 
-enum class Kind { boolean, integer, real, path, optional_path, enumeration };
+enum class Kind { boolean, integer, real, path, optional_path, enumeration, text, weights };
 
 struct KeyInfo {
   std::string section;
@@ -219,6 +238,8 @@ struct KeyLister {
   void optional_path(const char* n, std::string&, const char*) { add(n, Kind::optional_path); }
   template <class E>
   void enumeration(const char* n, E&, const char*) { add(n, Kind::enumeration); }
+  void text(const char* n, std::string&, const char*) { add(n, Kind::text); }
+  void weights(const char* n, ClassWeights&, const char*) { add(n, Kind::weights); }
 };
 
 const KeyLister& key_list() {
@@ -262,6 +283,16 @@ const KeyInfo* find_key(const std::string& section, const std::string& key) {
 }
 
 std::string prefix_of(const std::string& origin) { return origin.empty() ? "" : origin + ": "; }
+
+// Settings that hold for one task only: refused under another, naming the key.
+void check_task_settings(const Config& c, const std::string& prefix) {
+  if (!select_metric_fits(c.trainer.select, c.model.task))
+    throw Error(prefix + "trainer.select: " + to_string(c.trainer.select) + " is not a score of model.task " +
+                to_string(c.model.task) + " (choose one of " + select_metric_choices(c.model.task) + ")");
+  if (c.loss.class_weights.mode != ClassWeights::Mode::none && c.model.task != Task::single)
+    throw Error(prefix + "loss.class_weights: applies to model.task single only (this config has " +
+                to_string(c.model.task) + ")");
+}
 
 // ---------------------------------------------------------------------------
 // Parsing.
@@ -356,6 +387,36 @@ struct Parser {
     }
     out = parse_enum<E>(v->get<std::string>(), where(name));
   }
+
+  void text(const char* name, std::string& out, const char*) {
+    const json* v = get(name);
+    if (!v) return;
+    if (!v->is_string() || v->get<std::string>().empty()) type_error(name, "a non-empty string", *v);
+    const std::string t = v->get<std::string>();
+    if (first_invalid_utf8(t) != t.size() || std::any_of(t.begin(), t.end(), [](char c) {
+          return static_cast<unsigned char>(c) < 0x20 || c == 0x7F;
+        }))
+      throw Error(where(name) + ": must be valid UTF-8 without control characters, got " + json_excerpt(*v));
+    out = t;
+  }
+
+  void weights(const char* name, ClassWeights& out, const char*) {
+    const json* v = get(name);
+    if (!v) return;
+    if (v->is_string() && (*v == "none" || *v == "balanced")) {
+      out = {*v == "none" ? ClassWeights::Mode::none : ClassWeights::Mode::balanced, {}};
+      return;
+    }
+    if (!v->is_object() || v->empty())
+      type_error(name, "\"none\", \"balanced\" or an object of label: weight", *v);
+    out = {ClassWeights::Mode::given, {}};
+    for (const auto& item : v->items()) {
+      const json& w = item.value();
+      if (!w.is_number() || !(w.get<double>() > 0) || !std::isfinite(w.get<double>()))
+        throw Error(where(name) + "." + item.key() + ": expected a positive number, got " + json_excerpt(w));
+      out.given.emplace_back(item.key(), w.get<double>());
+    }
+  }
 };
 
 struct SectionParser {
@@ -385,6 +446,13 @@ struct SectionParser {
 // ---------------------------------------------------------------------------
 // Serialisation.
 
+json class_weights_json(const ClassWeights& w) {
+  if (w.mode != ClassWeights::Mode::given) return w.mode == ClassWeights::Mode::none ? "none" : "balanced";
+  json out = json::object();
+  for (const auto& [label, weight] : w.given) out[label] = weight;
+  return out;
+}
+
 struct Writer {
   json* out = nullptr;
 
@@ -406,6 +474,8 @@ struct Writer {
   }
   template <class E>
   void enumeration(const char* n, E& v, const char*) { (*out)[n] = to_string(v); }
+  void text(const char* n, std::string& v, const char*) { (*out)[n] = v; }
+  void weights(const char* n, ClassWeights& v, const char*) { (*out)[n] = class_weights_json(v); }
 };
 
 // ---------------------------------------------------------------------------
@@ -444,6 +514,10 @@ struct Referencer {
   void enumeration(const char* n, E& v, const char* d) {
     add(n, to_string(v), enum_choices<E>(), d);
   }
+  void text(const char* n, std::string& v, const char* d) { add(n, json(v).dump(), "string", d); }
+  void weights(const char* n, ClassWeights& v, const char* d) {
+    add(n, class_weights_json(v).dump(), "none|balanced|{label: weight}", d);
+  }
 };
 
 // ---------------------------------------------------------------------------
@@ -472,6 +546,8 @@ struct PathResolver {
   }
   template <class E>
   void enumeration(const char*, E&, const char*) {}
+  void text(const char*, std::string&, const char*) {}
+  void weights(const char*, ClassWeights&, const char*) {}
 };
 
 // Every path of a config, checked once it is final (joined to a folder that may not be
@@ -493,6 +569,8 @@ struct PathChecker {
   void optional_path(const char* n, std::string& v, const char* d) { path(n, v, d); }
   template <class E>
   void enumeration(const char*, E&, const char*) {}
+  void text(const char*, std::string&, const char*) {}
+  void weights(const char*, ClassWeights&, const char*) {}
 };
 
 // Line and column (1-based) of the character at byte offset `pos` (0-based).
@@ -524,7 +602,10 @@ json all_keys_json(Config c) {
 // ---------------------------------------------------------------------------
 // Public API.
 
-Config config_from_json(const nlohmann::json& j, const std::string& origin) {
+namespace {
+
+// Every section's keys, each checked on its own (no check across keys).
+Config sections_from_json(const nlohmann::json& j, const std::string& origin) {
   const std::string prefix = prefix_of(origin);
   if (!j.is_object()) {
     throw Error(prefix + "expected a JSON object at the top level, got " + json_excerpt(j));
@@ -538,6 +619,14 @@ Config config_from_json(const nlohmann::json& j, const std::string& origin) {
   }
   SectionParser sp{prefix, &j};
   visit_sections(c, sp);
+  return c;
+}
+
+}  // namespace
+
+Config config_from_json(const nlohmann::json& j, const std::string& origin) {
+  Config c = sections_from_json(j, origin);
+  check_task_settings(c, prefix_of(origin));
   return c;
 }
 
@@ -560,10 +649,11 @@ nlohmann::json config_to_json(const Config& c) {
   static const std::pair<const char*, const char*> later_keys[] = {
       {"data", "unlabeled"},         {"model", "sentence_dropout"}, {"model", "embedding_dropout"},
       {"model", "word_dropout"},     {"optimizer", "warmup"},       {"trainer", "select"},
-      {"trainer", "ensemble"}};
+      {"trainer", "ensemble"},       {"model", "task"},             {"data", "label_separator"},   {"data", "target_key"}};
   for (const auto& [section, key] : later_keys)
     if (out[section][key] == defaults[section][key]) out[section].erase(key);
   if (out["embed"] == defaults["embed"] && !pretrains_embeddings(c.model)) out.erase("embed");
+  if (out["loss"] == defaults["loss"]) out.erase("loss");
   return out;
 }
 
@@ -595,14 +685,14 @@ json override_value(const KeyInfo& info, const std::string& override_text, const
   json value = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (value.is_discarded()) value = text;
   // Text settings take the text as written, so `data.train=2024` names a file "2024".
-  const bool texty = info.kind == Kind::path || info.kind == Kind::enumeration ||
+  const bool texty = info.kind == Kind::path || info.kind == Kind::enumeration || info.kind == Kind::text ||
                      (info.kind == Kind::optional_path && !value.is_null());
   if (texty && !value.is_string()) value = text;
   const bool is_path = info.kind == Kind::path || (info.kind == Kind::optional_path && value != kPretrainEmbeddings);
   if (is_path && value.is_string() && !value.get<std::string>().empty() && !is_stdin_name(value.get<std::string>()) &&
       !std::filesystem::path(value.get<std::string>()).is_absolute())
     value = std::filesystem::absolute(value.get<std::string>()).lexically_normal().string();
-  config_from_json(json{{info.section, {{info.key, value}}}}, shown_override(override_text));
+  sections_from_json(json{{info.section, {{info.key, value}}}}, shown_override(override_text));
   return value;
 }
 

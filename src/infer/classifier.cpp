@@ -62,7 +62,7 @@ std::string checkpoint_given_as_model(const std::string& path) {
 HanParams take_member(std::vector<NamedTensor>& tensors, const Classifier& c, const std::string& prefix,
                       const std::string& path, std::size_t& matched) {
   HanParams params = han_shape(c.config.model, static_cast<Index>(c.vocab.size()),
-                               static_cast<Index>(c.labels.size()));
+                               head_outputs(c.config.model.task, c.labels.size()));
   HanParams::fields(params, [&](const std::string& field, Matrix& m) {
     const std::string name = prefix + field;
     for (NamedTensor& t : tensors) {
@@ -98,6 +98,7 @@ void save_classifier(const std::string& path, const Classifier& c, const nlohman
   header["config"] = config_to_json(c.config);
   header["labels"] = c.labels;
   header["vocabulary"] = joined_words(c.vocab.words());
+  if (c.head.task != Task::single) header["head"] = head_to_json(c.head);
   const std::vector<const HanParams*> members = c.members();
   const int n = static_cast<int>(members.size());
   HAN_ASSERT(n == c.config.trainer.ensemble);
@@ -120,7 +121,10 @@ Classifier load_classifier(const std::string& path, std::vector<NamedTensor>* ex
   Classifier c;
   c.config = stored_config_from_json(header_field<nlohmann::json>(h, "config", path), path + " (config)");
   c.labels = header_field<std::vector<std::string>>(h, "labels", path);
-  if (c.labels.empty()) throw Error(path + ": model file is corrupted (no labels)");
+  const Task task = c.config.model.task;
+  if (c.labels.empty() && task != Task::regression) throw Error(path + ": model file is corrupted (no labels)");
+  c.head = head_from_json(h.contains("head") ? h["head"] : nlohmann::json(), task, c.labels.size(), path);
+  const Index outputs = head_outputs(task, c.labels.size());
   c.vocab = Vocab::from_words(stored_words(h, path));
   c.format_version = contents.version;
   const int members = c.config.trainer.ensemble;
@@ -131,8 +135,7 @@ Classifier load_classifier(const std::string& path, std::vector<NamedTensor>* ex
   // stored sizes are checked first, so a corrupt config cannot demand a huge allocation.
   double stored = 0;
   for (const NamedTensor& t : contents.tensors) stored += static_cast<double>(t.value.size());
-  const double expected = members * han_parameter_count(c.config.model, static_cast<Index>(c.vocab.size()),
-                                                         static_cast<Index>(c.labels.size()));
+  const double expected = members * han_parameter_count(c.config.model, static_cast<Index>(c.vocab.size()), outputs);
   if (stored < expected) throw Error(path + ": model file is corrupted (tensors do not match its config)");
   std::size_t matched = 0;
   c.params = take_member(contents.tensors, c, member_tensor_prefix(1, members), path, matched);

@@ -21,7 +21,58 @@ double mean_log_loss(const Matrix& probs, const std::vector<std::int32_t>& gold)
   return n ? sum / static_cast<double>(n) : std::numeric_limits<double>::quiet_NaN();
 }
 
+// Mean over documents of the binary cross-entropy summed over labels (p clamped to
+// [1e-12, 1 - 1e-12]).
+double mean_binary_log_loss(const Matrix& probs, const std::vector<Document>& docs) {
+  double sum = 0;
+  for (Index i = 0; i < probs.cols(); ++i) {
+    Vector y = Vector::Zero(probs.rows());
+    for (std::int32_t c : docs[static_cast<std::size_t>(i)].label_set) y(c) = 1;
+    for (Index c = 0; c < probs.rows(); ++c) {
+      const double p = std::clamp(static_cast<double>(probs(c, i)), 1e-12, 1 - 1e-12);
+      sum -= y(c) > 0 ? std::log(p) : std::log(1 - p);
+    }
+  }
+  return probs.cols() ? sum / static_cast<double>(probs.cols()) : std::numeric_limits<double>::quiet_NaN();
+}
+
 }  // namespace
+
+TaskScores score_answers(const OutputHead& head, const Matrix& answers, const std::vector<Document>& docs) {
+  TaskScores s;
+  s.task = head.task;
+  if (head.task == Task::single) {
+    s.single = score_predictions(answers, docs);
+    s.loss = s.single.log_loss;
+  } else if (head.task == Task::multilabel) {
+    std::vector<std::vector<std::int32_t>> gold;
+    for (const Document& d : docs) gold.push_back(d.label_set);
+    s.multilabel = compute_multilabel_metrics(gold, answers, head.thresholds);
+    s.loss = mean_binary_log_loss(answers, docs);
+  } else {
+    std::vector<double> gold, predicted;
+    for (const Document& d : docs) gold.push_back(d.target);
+    for (Index i = 0; i < answers.cols(); ++i) predicted.push_back(answers(0, i));
+    s.regression = compute_regression_metrics(gold, predicted, head.scale.seen);
+    s.loss = s.regression.rmse * s.regression.rmse;
+  }
+  return s;
+}
+
+TaskScores evaluate_task(const Predictor& predictor, const std::vector<Document>& docs,
+                         const std::vector<BatchIndices>& batches) {
+  if (predictor.head().task == Task::single) {
+    TaskScores s;
+    s.single = evaluate(predictor, docs, batches);
+    s.loss = s.single.log_loss;
+    return s;
+  }
+  return score_answers(predictor.head(), predictor.predict(docs, batches), docs);
+}
+
+TaskScores evaluate_task(const Predictor& predictor, const std::vector<Document>& docs, Index batch_size) {
+  return evaluate_task(predictor, docs, inference_batches(docs, batch_size));
+}
 
 Metrics evaluate(const Predictor& predictor, const std::vector<Document>& docs,
                  const std::vector<BatchIndices>& batches, PaddingAttention* padding) {

@@ -8,6 +8,42 @@
 
 namespace han {
 
+ClassScores class_scores(std::int64_t true_positives, std::int64_t answered, std::int64_t gold) {
+  ClassScores s;
+  s.support = gold;
+  s.precision = answered ? static_cast<double>(true_positives) / static_cast<double>(answered) : 0.0;
+  s.recall = gold ? static_cast<double>(true_positives) / static_cast<double>(gold) : 0.0;
+  s.f1 = s.precision + s.recall > 0 ? 2 * s.precision * s.recall / (s.precision + s.recall) : 0.0;
+  return s;
+}
+
+nlohmann::json class_scores_json(const std::vector<ClassScores>& scores, const std::vector<std::string>& labels) {
+  nlohmann::json out = nlohmann::json::object();
+  for (std::size_t c = 0; c < scores.size(); ++c) {
+    const ClassScores& s = scores[c];
+    out[labels[c]] = {{"precision", s.precision}, {"recall", s.recall}, {"f1", s.f1}, {"support", s.support}};
+  }
+  return out;
+}
+
+std::string class_scores_text(const std::vector<ClassScores>& scores, const std::vector<std::string>& labels,
+                              const char* what) {
+  std::ostringstream os;
+  char buf[256];
+  std::size_t width = 5;
+  for (const auto& l : labels) width = std::max(width, l.size());
+  const int w = static_cast<int>(width);
+  std::snprintf(buf, sizeof buf, "%-*s  %9s  %9s  %9s  %9s\n", w, what, "precision", "recall", "f1", "support");
+  os << buf;
+  for (std::size_t c = 0; c < labels.size(); ++c) {
+    const ClassScores& s = scores[c];
+    std::snprintf(buf, sizeof buf, "%-*s  %9.4f  %9.4f  %9.4f  %9lld\n", w, labels[c].c_str(), s.precision, s.recall,
+                  s.f1, static_cast<long long>(s.support));
+    os << buf;
+  }
+  return os.str();
+}
+
 Metrics compute_metrics(const std::vector<std::int32_t>& gold,
                         const std::vector<std::int32_t>& predicted, std::size_t classes) {
   HAN_ASSERT(gold.size() == predicted.size());
@@ -29,11 +65,7 @@ Metrics compute_metrics(const std::vector<std::int32_t>& gold,
       predicted_c += m.confusion[k][c];
       gold_c += m.confusion[c][k];
     }
-    ClassScores s;
-    s.support = gold_c;
-    s.precision = predicted_c ? static_cast<double>(tp) / static_cast<double>(predicted_c) : 0.0;
-    s.recall = gold_c ? static_cast<double>(tp) / static_cast<double>(gold_c) : 0.0;
-    s.f1 = s.precision + s.recall > 0 ? 2 * s.precision * s.recall / (s.precision + s.recall) : 0.0;
+    const ClassScores s = class_scores(tp, predicted_c, gold_c);
     f1_sum += s.f1;
     m.per_class.push_back(s);
   }
@@ -42,12 +74,7 @@ Metrics compute_metrics(const std::vector<std::int32_t>& gold,
 }
 
 nlohmann::json metrics_to_json(const Metrics& m, const std::vector<std::string>& labels) {
-  nlohmann::json per_class = nlohmann::json::object();
-  for (std::size_t c = 0; c < m.per_class.size(); ++c) {
-    const ClassScores& s = m.per_class[c];
-    per_class[labels[c]] = {{"precision", s.precision}, {"recall", s.recall}, {"f1", s.f1},
-                            {"support", s.support}};
-  }
+  const nlohmann::json per_class = class_scores_json(m.per_class, labels);
   return {{"documents", m.total},
           {"accuracy", m.accuracy},
           {"macro_f1", m.macro_f1},
@@ -61,18 +88,10 @@ std::string metrics_to_text(const Metrics& m, const std::vector<std::string>& la
   std::snprintf(buf, sizeof buf, "documents %lld  accuracy %.4f  macro-F1 %.4f\n\n",
                 static_cast<long long>(m.total), m.accuracy, m.macro_f1);
   os << buf;
+  os << class_scores_text(m.per_class, labels, "class");
   std::size_t width = 5;
   for (const auto& l : labels) width = std::max(width, l.size());
   const int w = static_cast<int>(width);
-  std::snprintf(buf, sizeof buf, "%-*s  %9s  %9s  %9s  %9s\n", w, "class", "precision", "recall",
-                "f1", "support");
-  os << buf;
-  for (std::size_t c = 0; c < labels.size(); ++c) {
-    const ClassScores& s = m.per_class[c];
-    std::snprintf(buf, sizeof buf, "%-*s  %9.4f  %9.4f  %9.4f  %9lld\n", w, labels[c].c_str(),
-                  s.precision, s.recall, s.f1, static_cast<long long>(s.support));
-    os << buf;
-  }
   // Confusion matrix: rows gold, columns predicted (by class number, listed above).
   os << "\nconfusion (rows: gold, columns: predicted)\n";
   std::snprintf(buf, sizeof buf, "%-*s", w + 5, "");

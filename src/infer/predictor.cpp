@@ -3,7 +3,6 @@
 #include <atomic>
 
 #include "han/text/batcher.h"
-#include "han/nn/loss.h"
 #include "han/core/error.h"
 #include "han/core/parallel.h"
 
@@ -53,11 +52,11 @@ void PaddingAttention::add(const PaddingAttention& o) {
   sentence_rows += o.sentence_rows;
 }
 
-Predictor::Predictor(const HanParams& params, const ModelConfig& cfg, int threads)
-    : Predictor(std::vector<const HanParams*>{&params}, cfg, threads) {}
+Predictor::Predictor(const HanParams& params, const ModelConfig& cfg, int threads, OutputHead head)
+    : Predictor(std::vector<const HanParams*>{&params}, cfg, threads, std::move(head)) {}
 
-Predictor::Predictor(std::vector<const HanParams*> members, const ModelConfig& cfg, int threads)
-    : members_(std::move(members)), cfg_(cfg), threads_(resolve_threads(threads)) {
+Predictor::Predictor(std::vector<const HanParams*> members, const ModelConfig& cfg, int threads, OutputHead head)
+    : members_(std::move(members)), cfg_(cfg), head_(std::move(head)), threads_(resolve_threads(threads)) {
   HAN_ASSERT(!members_.empty());
   word_inputs_.reserve(members_.size());
   for (const HanParams* m : members_) word_inputs_.emplace_back(*m);
@@ -67,16 +66,16 @@ void Predictor::fill_word_inputs(const std::vector<Document>& docs, const std::v
   for (WordInputTable& t : word_inputs_) t.fill(docs, indices);
 }
 
-// The members' mean probabilities (C, B) for one shard. `cache` holds the first member's
+// The members' mean answers (C, B) for one shard. `cache` holds the first member's
 // forward state with the attention weights replaced by the members' mean.
 Matrix Predictor::forward_members(const Batch& shard, HanCache& cache) const {
-  Matrix probs = softmax_columns(
-      han_forward(*members_[0], cfg_, shard, nullptr, cache, /*for_backward=*/false, word_inputs_[0].table()));
+  Matrix probs = head_answers(
+      head_, han_forward(*members_[0], cfg_, shard, nullptr, cache, /*for_backward=*/false, word_inputs_[0].table()));
   if (members_.size() == 1) return probs;
   for (std::size_t m = 1; m < members_.size(); ++m) {
     HanCache other;
-    probs += softmax_columns(
-        han_forward(*members_[m], cfg_, shard, nullptr, other, /*for_backward=*/false, word_inputs_[m].table()));
+    probs += head_answers(
+        head_, han_forward(*members_[m], cfg_, shard, nullptr, other, /*for_backward=*/false, word_inputs_[m].table()));
     cache.word_attention.alpha += other.word_attention.alpha;
     cache.sentence_attention.alpha += other.sentence_attention.alpha;
   }

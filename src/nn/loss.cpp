@@ -17,8 +17,9 @@ Matrix softmax_columns(const Matrix& logits) {
 }
 
 double softmax_cross_entropy(const Matrix& logits, const std::vector<std::int32_t>& labels,
-                             double scale, Matrix& d_logits) {
+                             double scale, Matrix& d_logits, const std::vector<float>& weights) {
   HAN_ASSERT(static_cast<Index>(labels.size()) == logits.cols());
+  HAN_ASSERT(weights.empty() || weights.size() == labels.size());
   d_logits = softmax_columns(logits);
   double loss = 0;
   for (Index b = 0; b < logits.cols(); ++b) {
@@ -27,8 +28,10 @@ double softmax_cross_entropy(const Matrix& logits, const std::vector<std::int32_
     // log-sum-exp form: exact even when p(y) underflows.
     const Scalar max = logits.col(b).maxCoeff();
     const double lse = max + std::log((logits.col(b).array() - max).exp().sum());
-    loss += lse - logits(y, b);
+    const double w = weights.empty() ? 1.0 : weights[b];
+    loss += w * (lse - logits(y, b));
     d_logits(y, b) -= 1;
+    if (w != 1.0) d_logits.col(b) *= static_cast<Scalar>(w);
   }
   d_logits *= static_cast<Scalar>(scale);
   return loss;

@@ -38,10 +38,16 @@ Batch make_batch(const std::vector<Document>& docs, const std::vector<Index>& in
   batch.word_mask = Matrix::Zero(W, S * B);
   batch.sentence_mask = Matrix::Zero(S, B);
   batch.labels.resize(B);
+  batch.label_sets.resize(B);
+  batch.targets.resize(B);
+  batch.weights.resize(B);
   batch.documents = indices;
   for (Index b = 0; b < B; ++b) {
     const Document& d = docs[indices[b]];
     batch.labels[b] = d.label;
+    batch.label_sets[b] = d.label_set;
+    batch.targets[b] = d.target;
+    batch.weights[b] = d.weight;
     for (Index s = 0; s < static_cast<Index>(d.sentences.size()); ++s) {
       const auto& words = d.sentences[s];
       batch.sentence_mask(s, b) = 1;

@@ -12,6 +12,7 @@
 #include "han/core/error.h"
 #include "han/core/input_stream.h"
 #include "han/text/caps.h"
+#include "han/text/class_weights.h"
 #include "han/core/json_text.h"
 
 namespace han {
@@ -24,10 +25,10 @@ double seconds_since(Clock::time_point start) {
 }
 
 // One split's examples; --log-level debug says when reading starts and how long it took.
-std::vector<Example> read_split(const std::string& path, const char* split, DataFormat format) {
+std::vector<Example> read_split(const std::string& path, const char* split, const Config& cfg) {
   spdlog::debug("reading {} data from {}", split, path);
   const auto start = Clock::now();
-  std::vector<Example> examples = read_examples(path, format, true);
+  std::vector<Example> examples = read_examples(path, cfg.data.format, label_options(cfg, true));
   spdlog::debug("{} data: {} documents read in {:.2f} s", split, examples.size(), seconds_since(start));
   return examples;
 }
@@ -94,12 +95,13 @@ Config with_corpus_caps(Config cfg, const Corpus& corpus) {
 Corpus load_corpus(const Config& given, const std::vector<std::string>& vector_words) {
   if (given.data.train.empty()) throw Error("data.train: no training file given");
   refuse_stream_read_twice(given);
-  const std::vector<Example> train = read_split(given.data.train, "train", given.data.format);
+  const std::vector<Example> train = read_split(given.data.train, "train", given);
   if (train.empty()) throw Error(given.data.train + ": the training set is empty");
   Corpus corpus;
-  corpus.labels = collect_labels(train);
-  if (corpus.labels.size() < 2)
-    throw Error(given.data.train + ": needs at least 2 distinct labels, found " +
+  if (given.model.task != Task::regression) corpus.labels = collect_labels(train);
+  const std::size_t least = given.model.task == Task::single ? 2 : given.model.task == Task::multilabel ? 1 : 0;
+  if (corpus.labels.size() < least)
+    throw Error(given.data.train + ": needs at least " + std::to_string(least) + " distinct labels, found " +
                 std::to_string(corpus.labels.size()));
   const CapChoice caps = caps_for(train, given.tokenizer);
   corpus.max_sentences = caps.max_sentences;
@@ -114,13 +116,19 @@ Corpus load_corpus(const Config& given, const std::vector<std::string>& vector_w
   if (!vector_words.empty()) corpus.vocab = with_vector_words(corpus.vocab, vector_words, cfg.tokenizer.max_vocab);
   spdlog::debug("vocabulary: {} words built in {:.2f} s", corpus.vocab.size(), seconds_since(vocab_start));
   corpus.train = encode_split(train, "train", tokenizer, corpus.vocab, corpus.labels);
+  if (cfg.model.task == Task::regression) corpus.targets = target_scale(corpus.train, cfg.data.train);
+  apply_class_weights(class_weights(cfg.loss.class_weights, corpus.labels, corpus.train), corpus.train);
   for (auto [path, docs, split] : {std::tuple{&cfg.data.dev, &corpus.dev, "dev"}, {&cfg.data.test, &corpus.test, "test"}}) {
     if (path->empty()) continue;
-    *docs = encode_split(read_split(*path, split, cfg.data.format), split, tokenizer, corpus.vocab, corpus.labels);
+    *docs = encode_split(read_split(*path, split, cfg), split, tokenizer, corpus.vocab, corpus.labels);
   }
-  spdlog::info("corpus: {} train / {} dev / {} test documents, {} labels, vocabulary {} (of {} distinct words)",
-               corpus.train.size(), corpus.dev.size(), corpus.test.size(), corpus.labels.size(),
-               corpus.vocab.size(), builder.distinct_words());
+  const std::string answers =
+      cfg.model.task == Task::regression
+          ? fmt::format("targets of mean {:.4g} and sd {:.4g}", corpus.targets.mean, corpus.targets.sd)
+          : std::to_string(corpus.labels.size()) + " labels";
+  spdlog::info("corpus: {} train / {} dev / {} test documents, {}, vocabulary {} (of {} distinct words)",
+               corpus.train.size(), corpus.dev.size(), corpus.test.size(), answers, corpus.vocab.size(),
+               builder.distinct_words());
   if (!vector_words.empty())
     spdlog::info("vocabulary: {} words from train, {} more from the pretrained vectors", from_train,
                  corpus.vocab.size() - from_train);

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -64,16 +66,19 @@ struct Field {
 
 class RecordReader : public nlohmann::json_sax<json> {
  public:
+  // target_key: the key of a regression target, or null when the task has none.
+  explicit RecordReader(const std::string* target_key) : target_key_(target_key) {}
   const char* top_type = nullptr;  // type name of the top-level value
-  Field text, label, id;
+  Field text, label, labels, id, target, weight;
+  std::vector<Field> label_items;  // the values inside a top-level "labels" list
   std::string error;  // set on a syntax error
 
   bool null() override { return scalar("null"); }
   bool boolean(bool) override { return scalar("boolean"); }
   // A number's text is made only for a kept field (records may hold long number arrays).
-  bool number_integer(number_integer_t v) override { return scalar("integer", slot() ? std::to_string(v) : ""); }
-  bool number_unsigned(number_unsigned_t v) override { return scalar("integer", slot() ? std::to_string(v) : ""); }
-  bool number_float(number_float_t, const string_t& raw) override { return scalar("float", slot() ? raw : ""); }
+  bool number_integer(number_integer_t v) override { return scalar("integer", kept() ? std::to_string(v) : ""); }
+  bool number_unsigned(number_unsigned_t v) override { return scalar("integer", kept() ? std::to_string(v) : ""); }
+  bool number_float(number_float_t, const string_t& raw) override { return scalar("float", kept() ? raw : ""); }
   bool string(string_t& val) override { return scalar("string", std::move(val)); }
   bool binary(binary_t&) override { return scalar("binary"); }
   bool start_object(std::size_t) override { return open("object"); }
@@ -82,7 +87,13 @@ class RecordReader : public nlohmann::json_sax<json> {
   bool end_array() override { return close(); }
   bool key(string_t& val) override {
     if (depth_ == 1) {
-      current_ = val == "text" ? &text : val == "label" ? &label : val == "id" ? &id : nullptr;
+      current_ = target_key_ && val == *target_key_ ? &target
+                 : val == "text"                    ? &text
+                 : val == "label"                   ? &label
+                 : val == "labels"                  ? &labels
+                 : val == "id"                      ? &id
+                 : val == "weight"                  ? &weight
+                                                    : nullptr;
     }
     return true;
   }
@@ -94,9 +105,14 @@ class RecordReader : public nlohmann::json_sax<json> {
  private:
   // The field the value being read belongs to (a direct member of the top object).
   Field* slot() const { return depth_ == 1 ? current_ : nullptr; }
+  // A value directly inside the top-level "labels" list.
+  bool in_label_list() const { return depth_ == 2 && current_ == &labels && std::strcmp(labels.type, "array") == 0; }
+  bool kept() const { return slot() || in_label_list(); }
   bool scalar(const char* type, std::string value = {}) {
     if (depth_ == 0) top_type = type;
-    if (Field* f = slot()) {
+    if (in_label_list()) {
+      label_items.push_back({true, type, std::move(value)});
+    } else if (Field* f = slot()) {
       f->present = true;
       f->type = type;
       f->value = std::move(value);
@@ -118,6 +134,7 @@ class RecordReader : public nlohmann::json_sax<json> {
   }
   std::size_t depth_ = 0;
   Field* current_ = nullptr;
+  const std::string* target_key_;
 };
 
 // A label must be printable on one line of tsv output: non-empty, valid UTF-8, no control
@@ -155,11 +172,55 @@ void take_label(Example& ex, std::string_view raw, const std::string& where, boo
   ex.has_label = true;
 }
 
-Example parse_fasttext_line(std::string_view line, const std::string& where, bool require_label) {
+// Several labels on one line cannot be one document's single label: refused, never
+// reduced to one of them.
+[[noreturn]] void several_labels(const std::string& where, const std::vector<std::string_view>& labels) {
+  std::string names;
+  for (std::size_t i = 0; i < labels.size() && i < 3; ++i)
+    names += (i ? ", " : "") + quote_excerpt(std::string(kFastTextPrefix) + std::string(labels[i]));
+  if (labels.size() > 3) names += ", ...";
+  throw Error(where + ": " + std::to_string(labels.size()) + " labels on one line (" + names +
+              ") but model.task is single (one label per document); use model.task=multilabel to keep them all");
+}
+
+// One more label of a label set (multilabel): trimmed, checked, kept once.
+void add_label(Example& ex, std::string_view raw, const std::string& where) {
+  const std::string_view label = trim(raw);
+  if (label.empty()) throw Error(where + ": empty label in the label list");
+  check_label(label, where);
+  ex.has_label = true;
+  if (std::find(ex.labels.begin(), ex.labels.end(), label) != ex.labels.end()) return;
+  ex.labels.emplace_back(label);
+  ex.label = ex.label.empty() ? std::string(label) : ex.label + "," + std::string(label);
+}
+
+// A whole number text ("7", "-0.5", "1e3"), surrounding ASCII whitespace allowed.
+std::optional<double> parse_number(std::string_view text) {
+  text = trim(text);
+  double value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size() || !std::isfinite(value))
+    return std::nullopt;
+  return value;
+}
+
+// A regression target: `what` (e.g. "the label", "\"rating\"") must hold a number.
+void take_target(Example& ex, std::string_view raw, const std::string& where, const std::string& what) {
+  const std::optional<double> value = parse_number(raw);
+  if (!value)
+    throw Error(where + ": " + what + " must be a number (model.task regression), got " + quote_excerpt(trim(raw)));
+  ex.target = *value;
+  ex.has_target = true;
+  ex.label = std::string(trim(raw));
+  ex.has_label = true;
+}
+
+Example parse_fasttext_line(std::string_view line, const std::string& where, const LabelOptions& options) {
+  const bool require_label = options.require;
   Example ex;
   ex.source = where;
   std::string_view rest = line;
-  std::optional<std::string_view> label;  // the first __label__ only
+  std::vector<std::string_view> labels;  // distinct, in order
   for (;;) {
     const auto b = rest.find_first_not_of(" \t");
     if (b == std::string_view::npos) {
@@ -170,27 +231,55 @@ Example parse_fasttext_line(std::string_view line, const std::string& where, boo
     if (rest.substr(0, kFastTextPrefix.size()) != kFastTextPrefix) break;
     auto e = rest.find_first_of(" \t");
     if (e == std::string_view::npos) e = rest.size();
-    if (!label) label = rest.substr(kFastTextPrefix.size(), e - kFastTextPrefix.size());
-    rest.remove_prefix(e);  // later labels are dropped, not kept as text
+    const std::string_view label = trim(rest.substr(kFastTextPrefix.size(), e - kFastTextPrefix.size()));
+    if (std::find(labels.begin(), labels.end(), label) == labels.end()) labels.push_back(label);
+    rest.remove_prefix(e);
   }
-  if (require_label && !label) {
+  if (require_label && labels.empty()) {
     throw Error(where + ": missing label (expected \"__label__NAME text\")");
   }
-  if (label) take_label(ex, *label, where, require_label, "empty label after \"__label__\"");
+  if (options.task == Task::multilabel) {
+    for (std::string_view label : labels) add_label(ex, label, where);
+  } else if (labels.size() > 1) {
+    if (options.task == Task::regression)
+      throw Error(where + ": " + std::to_string(labels.size()) +
+                  " labels on one line, but a regression target is one number");
+    several_labels(where, labels);
+  } else if (!labels.empty() && options.task == Task::regression) {
+    take_target(ex, labels.front(), where, "the label");
+  } else if (!labels.empty()) {
+    take_label(ex, labels.front(), where, require_label, "empty label after \"__label__\"");
+  }
   ex.text = std::string(rest);
   return ex;
 }
 
-Example parse_tsv_line(std::string_view line, const std::string& where, bool require_label) {
+// The labels of a tsv label field, split at the separator (multilabel).
+void take_label_list(Example& ex, std::string_view field, const std::string& separator, const std::string& where) {
+  for (std::size_t start = 0;;) {
+    const std::size_t end = field.find(separator, start);
+    add_label(ex, field.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start), where);
+    if (end == std::string_view::npos) break;
+    start = end + separator.size();
+  }
+}
+
+Example parse_tsv_line(std::string_view line, const std::string& where, const LabelOptions& options) {
   Example ex;
   ex.source = where;
   const auto tab = line.find('\t');
   if (tab == std::string_view::npos) {
-    if (require_label) throw Error(where + ": missing label (expected \"label<TAB>text\")");
+    if (options.require) throw Error(where + ": missing label (expected \"label<TAB>text\")");
     ex.text = std::string(line);
     return ex;
   }
-  take_label(ex, line.substr(0, tab), where, require_label, "empty label before the tab");
+  const std::string_view field = line.substr(0, tab);
+  if (is_blank(field) || options.task == Task::single)
+    take_label(ex, field, where, options.require, "empty label before the tab");
+  else if (options.task == Task::multilabel)
+    take_label_list(ex, field, options.separator, where);
+  else
+    take_target(ex, field, where, "the label");
   ex.text = std::string(line.substr(tab + 1));
   return ex;
 }
@@ -202,26 +291,22 @@ bool equals_ignoring_case(std::string_view a, std::string_view b) {
 }
 
 // A tsv file's first line "label<TAB>text" (any case, fields trimmed) names the columns:
-// it is dropped rather than read as a document of class "label". Nothing else is guessed.
-void drop_tsv_header(std::vector<Example>& examples, const std::string& path) {
-  if (examples.empty() || examples.front().source != path + ":1") return;
-  const Example& first = examples.front();
-  if (!first.has_label || !equals_ignoring_case(first.label, "label") ||
-      !equals_ignoring_case(trim(first.text), "text"))
-    return;
-  spdlog::info("{}: header row \"{}<TAB>{}\" skipped", first.source, first.label, trim(first.text));
-  examples.erase(examples.begin());
+// it is skipped rather than read as a document of class "label". Nothing else is guessed.
+bool is_tsv_header(std::string_view line) {
+  const auto tab = line.find('\t');
+  return tab != std::string_view::npos && equals_ignoring_case(trim(line.substr(0, tab)), "label") &&
+         equals_ignoring_case(trim(line.substr(tab + 1)), "text");
 }
 
 Example parse_line(std::string_view line, const std::string& where, DataFormat format,
-                   bool require_labels) {
+                   const LabelOptions& options) {
   switch (format) {
     case DataFormat::jsonl:
-      return parse_jsonl_record(line, where, require_labels);
+      return parse_jsonl_record(line, where, options);
     case DataFormat::fasttext:
-      return parse_fasttext_line(line, where, require_labels);
+      return parse_fasttext_line(line, where, options);
     case DataFormat::tsv:
-      return parse_tsv_line(line, where, require_labels);
+      return parse_tsv_line(line, where, options);
     case DataFormat::folder:
       break;
   }
@@ -232,7 +317,7 @@ Example parse_line(std::string_view line, const std::string& where, DataFormat f
 // Records of one line-based file, read as a stream: the file is never held whole, only
 // the current line (so a 100 MB line costs about its own size, not several copies).
 std::vector<Example> read_line_file(const std::string& path, DataFormat format,
-                                    bool require_labels) {
+                                    const LabelOptions& options) {
   // Data from a terminal would wait for typing that never comes: a forgotten pipe.
   if (is_stdin_name(path) && ::isatty(STDIN_FILENO))
     throw Error("-: standard input is a terminal; pipe the data in (e.g. cat data.jsonl | han ...)");
@@ -246,12 +331,16 @@ std::vector<Example> read_line_file(const std::string& path, DataFormat format,
     const std::size_t line_no = reader.line_number();
     std::string_view view = line;
     if (line_no == 1) view = strip_bom(view);
-    if (!is_blank(view)) {
+    if (format == DataFormat::tsv && line_no == 1 && is_tsv_header(view)) {
+      const auto tab = view.find('\t');
+      spdlog::info("{}:1: header row \"{}<TAB>{}\" skipped", path, trim(view.substr(0, tab)),
+                   trim(view.substr(tab + 1)));
+    } else if (!is_blank(view)) {
       const std::string where = path + ":" + std::to_string(line_no);
       if (format == DataFormat::jsonl && line.size() > kMaxRecordBytes) {
         throw Error(where + ": " + line_too_long(kMaxRecordBytes));
       }
-      out.push_back(parse_line(view, where, format, require_labels));
+      out.push_back(parse_line(view, where, format, options));
     }
     // Give back the memory of an exceptionally long line before reading the next one.
     if (line.capacity() > (std::size_t{4} << 20)) std::string().swap(line);
@@ -306,20 +395,109 @@ std::vector<Example> read_folder(const std::string& path) {
   return out;
 }
 
-Document encode_with_label(const Example& example, const Tokenizer& tokenizer,
-                           const Vocab& vocab, std::int32_t label) {
-  return encode_words(tokenizer.tokenize(example.text), vocab, label);
+bool given(const Field& f) { return f.present && std::strcmp(f.type, "null") != 0; }
+
+bool is_label_type(const Field& f) { return std::strcmp(f.type, "string") == 0 || std::strcmp(f.type, "integer") == 0; }
+
+bool is_number_type(const Field& f) { return std::strcmp(f.type, "integer") == 0 || std::strcmp(f.type, "float") == 0; }
+
+void jsonl_single_label(const RecordReader& reader, Example& ex, const std::string& where, bool require_label) {
+  if (given(reader.labels))
+    throw Error(where + ": \"labels\" (a list of labels) but model.task is single (one label per document); give "
+                "one \"label\", or use model.task=multilabel");
+  const Field& label = reader.label;
+  if (!given(label)) {
+    if (require_label) throw Error(where + ": missing \"label\"");
+    return;
+  }
+  // An integer label (3) is read as its text ("3"), as class names are strings.
+  if (!is_label_type(label))
+    throw Error(where + ": \"label\" must be a string or an integer, got " + std::string(label.type));
+  take_label(ex, label.value, where, require_label, "empty \"label\"");
 }
 
-[[noreturn]] void unknown_label(const Example& example, std::size_t n_labels) {
-  throw Error(example.source + ": label " + quote_excerpt(example.label) + " is not one of the model's " +
+void jsonl_label_set(const RecordReader& reader, Example& ex, const std::string& where, bool require_label) {
+  if (given(reader.labels) && given(reader.label))
+    throw Error(where + ": both \"label\" and \"labels\": give one of them");
+  if (given(reader.label)) {
+    if (!is_label_type(reader.label))
+      throw Error(where + ": \"label\" must be a string or an integer, got " + std::string(reader.label.type));
+    if (is_blank(reader.label.value)) throw Error(where + ": empty \"label\"");
+    add_label(ex, reader.label.value, where);
+    return;
+  }
+  if (!given(reader.labels)) {
+    if (require_label) throw Error(where + ": missing \"labels\" (or \"label\")");
+    return;
+  }
+  if (std::strcmp(reader.labels.type, "array") != 0)
+    throw Error(where + ": \"labels\" must be a list, got " + std::string(reader.labels.type));
+  if (reader.label_items.empty()) throw Error(where + ": empty label list (\"labels\": []): a document needs a label");
+  for (std::size_t i = 0; i < reader.label_items.size(); ++i) {
+    const Field& item = reader.label_items[i];
+    if (!is_label_type(item))
+      throw Error(where + ": \"labels\" item " + std::to_string(i + 1) + " must be a string or an integer, got " +
+                  std::string(item.type));
+    add_label(ex, item.value, where);
+  }
+}
+
+void jsonl_target(const RecordReader& reader, Example& ex, const std::string& where, const LabelOptions& options) {
+  const std::string key = "\"" + options.target_key + "\"";
+  const Field& target = reader.target;
+  if (!given(target)) {
+    if (options.require) throw Error(where + ": missing " + key + " (the number to predict; data.target_key)");
+    return;
+  }
+  if (!is_number_type(target) && std::strcmp(target.type, "string") != 0)
+    throw Error(where + ": " + key + " must be a number (model.task regression), got " + std::string(target.type));
+  take_target(ex, target.value, where, key);
+}
+
+double record_weight(const Field& weight, const std::string& where) {
+  const bool number = is_number_type(weight);
+  const std::optional<double> w = number ? parse_number(weight.value) : std::nullopt;
+  if (!w || !(*w > 0))
+    throw Error(where + ": \"weight\" must be a positive number, got " +
+                (number ? weight.value : std::string(weight.type)));
+  return *w;
+}
+
+[[noreturn]] void unknown_label(const Example& example, const std::string& label, std::size_t n_labels) {
+  throw Error(example.source + ": label " + quote_excerpt(label) + " is not one of the model's " +
               std::to_string(n_labels) + " labels");
+}
+
+// The example's answer and weight on `doc`: its label's index (single), its label set's
+// indices (multilabel) or its target (regression). `find` gives a label's index or -1.
+template <class Find>
+void set_answer(Document& doc, const Example& ex, const Find& find, std::size_t n_labels, bool allow_unknown) {
+  doc.weight = static_cast<float>(ex.weight);
+  doc.target = static_cast<float>(ex.target);
+  if (!ex.has_label || ex.has_target) return;
+  const auto index = [&](const std::string& label) {
+    const std::int32_t i = find(label);
+    if (i < 0 && !allow_unknown) unknown_label(ex, label, n_labels);
+    return i;
+  };
+  if (ex.labels.empty()) {
+    doc.label = index(ex.label);
+    return;
+  }
+  for (const std::string& label : ex.labels)
+    if (const std::int32_t i = index(label); i >= 0) doc.label_set.push_back(i);
 }
 
 }  // namespace
 
 Example parse_jsonl_record(std::string_view line, const std::string& where, bool require_label) {
-  RecordReader reader;
+  LabelOptions options;
+  options.require = require_label;
+  return parse_jsonl_record(line, where, options);
+}
+
+Example parse_jsonl_record(std::string_view line, const std::string& where, const LabelOptions& options) {
+  RecordReader reader(options.task == Task::regression ? &options.target_key : nullptr);
   try {
     const std::string_view body = strip_bom(line);
     json::sax_parse(body.begin(), body.end(), &reader);
@@ -342,25 +520,43 @@ Example parse_jsonl_record(std::string_view line, const std::string& where, bool
     ex.id = std::move(reader.id.value);
     ex.id_type = reader.id.type;
   }
-  const Field& label = reader.label;
-  if (!label.present || std::strcmp(label.type, "null") == 0) {
-    if (require_label) throw Error(where + ": missing \"label\"");
-    return ex;
+  if (given(reader.weight)) ex.weight = record_weight(reader.weight, where);
+  switch (options.task) {
+    case Task::single:
+      jsonl_single_label(reader, ex, where, options.require);
+      break;
+    case Task::multilabel:
+      jsonl_label_set(reader, ex, where, options.require);
+      break;
+    case Task::regression:
+      jsonl_target(reader, ex, where, options);
+      break;
   }
-  // An integer label (3) is read as its text ("3"), as class names are strings.
-  if (std::strcmp(label.type, "string") != 0 && std::strcmp(label.type, "integer") != 0) {
-    throw Error(where + ": \"label\" must be a string or an integer, got " + std::string(label.type));
-  }
-  take_label(ex, label.value, where, require_label, "empty \"label\"");
   return ex;
+}
+
+LabelOptions label_options(const Config& cfg, bool require) {
+  LabelOptions o;
+  o.task = cfg.model.task;
+  o.require = require;
+  o.separator = cfg.data.label_separator;
+  o.target_key = cfg.data.target_key;
+  return o;
 }
 
 std::vector<Example> read_examples(const std::string& path, DataFormat format,
                                    bool require_labels) {
-  if (format == DataFormat::folder) return read_folder(path);
-  std::vector<Example> examples = read_line_file(path, format, require_labels);
-  if (format == DataFormat::tsv) drop_tsv_header(examples, path);
-  return examples;
+  LabelOptions options;
+  options.require = require_labels;
+  return read_examples(path, format, options);
+}
+
+std::vector<Example> read_examples(const std::string& path, DataFormat format, const LabelOptions& options) {
+  if (format != DataFormat::folder) return read_line_file(path, format, options);
+  if (options.task != Task::single)
+    throw Error("data.format: folder gives one label per document (its sub-folder); model.task " +
+                std::string(to_string(options.task)) + " needs jsonl, fasttext or tsv");
+  return read_folder(path);
 }
 
 std::int64_t Document::tokens() const {
@@ -372,13 +568,20 @@ std::int64_t Document::tokens() const {
 std::vector<std::string> collect_labels(const std::vector<Example>& examples) {
   std::unordered_set<std::string_view> seen;
   std::vector<std::string> labels;
-  for (const Example& ex : examples) {
-    if (!ex.has_label || !seen.insert(ex.label).second) continue;
+  const auto add = [&](const Example& ex, const std::string& label) {
+    if (!seen.insert(label).second) return;
     if (labels.size() == kMaxLabels) {
       throw Error(ex.source + ": more than " + std::to_string(kMaxLabels) +
                   " distinct labels (the limit); is the label column right?");
     }
-    labels.push_back(ex.label);
+    labels.push_back(label);
+  };
+  for (const Example& ex : examples) {
+    if (!ex.labels.empty()) {
+      for (const std::string& label : ex.labels) add(ex, label);
+    } else if (ex.has_label) {
+      add(ex, ex.label);
+    }
   }
   std::sort(labels.begin(), labels.end());
   return labels;
@@ -386,16 +589,13 @@ std::vector<std::string> collect_labels(const std::vector<Example>& examples) {
 
 Document encode(const Example& example, const Tokenizer& tokenizer, const Vocab& vocab,
                 const std::vector<std::string>& labels, bool allow_unknown_labels) {
-  std::int32_t label = -1;
-  if (example.has_label) {
-    const auto it = std::find(labels.begin(), labels.end(), example.label);
-    if (it != labels.end()) {
-      label = static_cast<std::int32_t>(it - labels.begin());
-    } else if (!allow_unknown_labels) {
-      unknown_label(example, labels.size());
-    }
-  }
-  return encode_with_label(example, tokenizer, vocab, label);
+  Document doc = encode_words(tokenizer.tokenize(example.text), vocab);
+  const auto find = [&](const std::string& label) {
+    const auto it = std::find(labels.begin(), labels.end(), label);
+    return it == labels.end() ? -1 : static_cast<std::int32_t>(it - labels.begin());
+  };
+  set_answer(doc, example, find, labels.size(), allow_unknown_labels);
+  return doc;
 }
 
 std::vector<Document> encode_all(const std::vector<Example>& examples, const Tokenizer& tokenizer,
@@ -405,16 +605,15 @@ std::vector<Document> encode_all(const std::vector<Example>& examples, const Tok
   for (std::size_t i = 0; i < labels.size(); ++i) {
     index.emplace(labels[i], static_cast<std::int32_t>(i));
   }
+  const auto find = [&](const std::string& label) {
+    const auto it = index.find(label);
+    return it == index.end() ? -1 : it->second;
+  };
   std::vector<Document> docs;
   docs.reserve(examples.size());
   for (const Example& ex : examples) {
-    std::int32_t label = -1;
-    if (ex.has_label) {
-      const auto it = index.find(ex.label);
-      if (it == index.end()) unknown_label(ex, labels.size());
-      label = it->second;
-    }
-    docs.push_back(encode_with_label(ex, tokenizer, vocab, label));
+    docs.push_back(encode_words(tokenizer.tokenize(ex.text), vocab));
+    set_answer(docs.back(), ex, find, labels.size(), false);
   }
   return docs;
 }

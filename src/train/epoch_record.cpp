@@ -6,8 +6,25 @@
 
 namespace han {
 
+void EpochRecord::set_dev(const std::vector<std::pair<std::string, double>>& scores) {
+  for (const auto& [name, value] : scores) {
+    if (name == "accuracy") dev_accuracy = value;
+    else if (name == "macro_f1") dev_macro_f1 = value;
+    else if (name == "loss") dev_loss = value;
+    else dev_more[name] = value;
+  }
+}
+
+double EpochRecord::dev(const std::string& name) const {
+  if (name == "accuracy") return dev_accuracy;
+  if (name == "macro_f1") return dev_macro_f1;
+  if (name == "loss") return dev_loss;
+  const auto it = dev_more.find(name);
+  return it == dev_more.end() ? std::numeric_limits<double>::quiet_NaN() : it->second;
+}
+
 nlohmann::json EpochRecord::to_json() const {
-  return {{"epoch", epoch},
+  nlohmann::json j = {{"epoch", epoch},
           {"train_loss", finite_or_null(train_loss)},
           {"dev_accuracy", finite_or_null(dev_accuracy)},
           {"dev_macro_f1", finite_or_null(dev_macro_f1)},
@@ -18,6 +35,8 @@ nlohmann::json EpochRecord::to_json() const {
           {"padding_fraction", padding_fraction},
           {"sentence_padding_fraction", sentence_padding_fraction},
           {"best", best}};
+  for (const auto& [name, value] : dev_more) j["dev_" + name] = finite_or_null(value);
+  return j;
 }
 
 EpochRecord EpochRecord::from_json(const nlohmann::json& j) {
@@ -34,6 +53,9 @@ EpochRecord EpochRecord::from_json(const nlohmann::json& j) {
   e.padding_fraction = j.at("padding_fraction");
   e.sentence_padding_fraction = j.at("sentence_padding_fraction");
   e.best = j.at("best");
+  for (const auto& [key, value] : j.items())
+    if (key.rfind("dev_", 0) == 0 && key != "dev_accuracy" && key != "dev_macro_f1" && key != "dev_loss")
+      e.dev_more[key.substr(4)] = number_or_nan(value);
   return e;
 }
 

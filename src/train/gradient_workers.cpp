@@ -5,7 +5,6 @@
 #include <string>
 
 #include "han/core/parallel.h"
-#include "han/nn/loss.h"
 #include "han/nn/parameters.h"
 #include "han/train/gradient_buffer.h"
 
@@ -38,9 +37,10 @@ GradientWorkers::GradientWorkers(const HanParams& params, int threads) : workers
 }
 
 double GradientWorkers::compute(const HanParams& params, const ModelConfig& cfg, const std::vector<Batch>& shards,
-                                const DropoutPlan& dropout, Index batch_docs, bool train_embeddings, Collective& job) {
+                                const DropoutPlan& dropout, Index batch_docs, bool train_embeddings, Collective& job,
+                                const OutputHead& head, const LossConfig& loss_config) {
   run_shards(params, cfg, shards, static_cast<std::size_t>(job.rank()) * workers_.size(), dropout, batch_docs,
-             train_embeddings);
+             train_embeddings, head, loss_config);
   if (job.ranks() == 1)
     reduce();
   else
@@ -51,7 +51,7 @@ double GradientWorkers::compute(const HanParams& params, const ModelConfig& cfg,
 // This rank's workers on shards first_shard, first_shard + 1, ... (those that exist).
 void GradientWorkers::run_shards(const HanParams& params, const ModelConfig& cfg, const std::vector<Batch>& shards,
                                  std::size_t first_shard, const DropoutPlan& dropout, Index batch_docs,
-                                 bool train_embeddings) {
+                                 bool train_embeddings, const OutputHead& head, const LossConfig& loss_config) {
   std::vector<Index> first(shards.size() + 1, 0);
   for (std::size_t k = 0; k < shards.size(); ++k) first[k + 1] = first[k] + shards[k].size();
   const std::size_t mine = std::min(workers_.size(), shards.size() - std::min(first_shard, shards.size()));
@@ -62,7 +62,7 @@ void GradientWorkers::run_shards(const HanParams& params, const ModelConfig& cfg
     shard_dropout.first_document = first[first_shard + k];
     const Matrix logits = han_forward(params, cfg, shard, &shard_dropout, w.cache);
     Matrix d_logits;
-    w.loss = softmax_cross_entropy(logits, shard.labels, 1.0 / static_cast<double>(batch_docs), d_logits);
+    w.loss = head_loss(head, loss_config, logits, shard, 1.0 / static_cast<double>(batch_docs), d_logits);
     han_backward(params, w.cache, d_logits, w.grads, train_embeddings);
   });
   // Workers beyond the shard count hold stale caches: clear them before the reduction.

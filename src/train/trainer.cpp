@@ -15,6 +15,7 @@
 #include "han/core/io.h"
 #include "han/core/parallel.h"
 #include "han/core/random.h"
+#include "han/core/select_metric.h"
 #include "han/infer/classifier.h"
 #include "han/infer/evaluation.h"
 #include "han/text/batcher.h"
@@ -60,11 +61,22 @@ void log_step(int epoch, std::size_t batch, std::size_t batches, long long step,
                 seconds_since(start));
 }
 
+// Share of the training documents that carry each label (multi-label).
+std::vector<double> label_rates(const Corpus& corpus) {
+  std::vector<double> rates(corpus.labels.size(), 0.0);
+  for (const Document& d : corpus.train)
+    for (std::int32_t c : d.label_set) rates[c] += 1.0 / static_cast<double>(corpus.train.size());
+  return rates;
+}
+
 Classifier initial_model(const Config& cfg, const Corpus& corpus) {
   Rng rng(derive_seed(cfg.trainer.seed, SeedStream::init));
-  return {cfg, corpus.vocab, corpus.labels,
-          han_init(cfg.model, static_cast<Index>(corpus.vocab.size()), static_cast<Index>(corpus.labels.size()), rng),
-          {}};
+  const Index outputs = head_outputs(cfg.model.task, corpus.labels.size());
+  Classifier model{cfg, corpus.vocab, corpus.labels,
+                   han_init(cfg.model, static_cast<Index>(corpus.vocab.size()), outputs, rng), {},
+                   initial_head(cfg.model.task, corpus.labels.size(), corpus.targets)};
+  if (cfg.model.task == Task::multilabel) start_at_label_rates(model.params.output.b, label_rates(corpus));
+  return model;
 }
 
 // One training run: the model with its optimizer and gradient workers, and the progress a
@@ -89,7 +101,7 @@ class TrainingRun {
   enum class EpochEnd { next, early_stop, interrupted };
   EpochEnd finish_epoch(int epoch, Clock::time_point epoch_start);
   std::optional<EpochRecord> measure_epoch(int epoch, Clock::time_point epoch_start) const;
-  std::optional<Metrics> score_dev() const;
+  std::optional<TaskScores> score_dev() const;
   void log_exchange(int epoch) const;
   void keep_if_best(EpochRecord& rec);
   double epoch_score(const EpochRecord& rec) const;
@@ -225,7 +237,8 @@ void TrainingRun::train_step(const BatchIndices& indices, int epoch, std::size_t
   const Index B = static_cast<Index>(indices.size());
   const DropoutPlan dropout =
       dropout_plan(cfg_.model, derive_seed(cfg_.trainer.seed, SeedStream::dropout, optimizer_->steps()));
-  const double loss = workers_.compute(model_.params, cfg_.model, shards, dropout, B, train_embeddings_, job_);
+  const double loss =
+      workers_.compute(model_.params, cfg_.model, shards, dropout, B, train_embeddings_, job_, model_.head, cfg_.loss);
   const double norm = clip_global_norm(refs_, cfg_.optimizer.clip_norm, threads_);
   if (!std::isfinite(loss) || !std::isfinite(norm)) {
     std::string message = numeric_fault(epoch, optimizer_->steps() + 1, loss, norm);
@@ -291,12 +304,10 @@ std::optional<EpochRecord> TrainingRun::measure_epoch(int epoch, Clock::time_poi
   if (!corpus_.dev.empty()) {
     spdlog::debug("epoch {}: scoring {} dev documents", epoch, corpus_.dev.size());
     const auto start = Clock::now();
-    const std::optional<Metrics> dev = score_dev();
+    const std::optional<TaskScores> dev = score_dev();
     if (!dev) return std::nullopt;
     spdlog::debug("epoch {}: dev scoring took {:.2f} s", epoch, seconds_since(start));
-    rec.dev_accuracy = dev->accuracy;
-    rec.dev_macro_f1 = dev->macro_f1;
-    rec.dev_loss = dev->log_loss;
+    rec.set_dev(dev->headline());
   }
   rec.seconds = seconds_since(epoch_start);
   return rec;
@@ -304,12 +315,12 @@ std::optional<EpochRecord> TrainingRun::measure_epoch(int epoch, Clock::time_poi
 
 // The dev scores, or nothing when a stop was requested meanwhile. A process alone cuts
 // the scoring short at once; the ranks of a job each score every ranks-th dev batch
-// (without stopping halfway, so none waits for another) and sum their probabilities.
-std::optional<Metrics> TrainingRun::score_dev() const {
-  Predictor predictor(model_.params, cfg_.model, threads_);
+// (without stopping halfway, so none waits for another) and sum their answers.
+std::optional<TaskScores> TrainingRun::score_dev() const {
+  Predictor predictor(model_.params, cfg_.model, threads_, model_.head);
   if (job_.ranks() == 1) {
     predictor.on_progress([this](Index) { return !stop_asked_here(); });
-    const Metrics dev = evaluate(predictor, corpus_.dev, dev_batches_);
+    const TaskScores dev = evaluate_task(predictor, corpus_.dev, dev_batches_);
     if (stop_asked_here()) return std::nullopt;  // (cut short: dev is not a score)
     return dev;
   }
@@ -320,7 +331,7 @@ std::optional<Metrics> TrainingRun::score_dev() const {
   Matrix probabilities = predictor.predict(corpus_.dev, share);
   job_.sum(probabilities.data(), static_cast<std::size_t>(probabilities.size()));
   if (stop_requested()) return std::nullopt;
-  return score_predictions(probabilities, corpus_.dev);
+  return score_answers(model_.head, probabilities, corpus_.dev);
 }
 
 // A distributed run's cost of talking, per step of the epoch's steps so far.
@@ -334,17 +345,19 @@ void TrainingRun::log_exchange(int epoch) const {
                x.steps);
 }
 
+// Higher is better; an undefined score (a constant prediction's correlation) ranks below
+// every defined one.
 double TrainingRun::epoch_score(const EpochRecord& rec) const {
   if (corpus_.dev.empty()) return -rec.train_loss;
-  switch (cfg_.trainer.select) {
-    case SelectMetric::accuracy:
-      return rec.dev_accuracy + 1e-6 * rec.dev_macro_f1;
-    case SelectMetric::macro_f1:
-      return rec.dev_macro_f1 + 1e-6 * rec.dev_accuracy;
-    case SelectMetric::loss:
-      return -rec.dev_loss;
-  }
-  return rec.dev_accuracy;
+  const SelectMetric metric = resolve_select_metric(cfg_.trainer.select, cfg_.model.task);
+  double score;
+  if (cfg_.model.task == Task::single && metric == SelectMetric::accuracy)
+    score = rec.dev_accuracy + 1e-6 * rec.dev_macro_f1;
+  else if (cfg_.model.task == Task::single && metric == SelectMetric::macro_f1)
+    score = rec.dev_macro_f1 + 1e-6 * rec.dev_accuracy;
+  else
+    score = lower_is_better(metric) ? -rec.dev(to_string(metric)) : rec.dev(to_string(metric));
+  return std::isnan(score) ? std::numeric_limits<double>::lowest() : score;
 }
 
 // Best epoch: the dev score trainer.select names (accuracy and macro-F1 break each

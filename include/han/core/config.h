@@ -1,6 +1,6 @@
 #pragma once
-// The run configuration: seven JSON sections (data, tokenizer, model, batching,
-// optimizer, trainer, embed). Each section's fields are listed once, in a table in config.cpp,
+// The run configuration: eight JSON sections (data, tokenizer, model, batching,
+// optimizer, trainer, embed, loss). Each section's fields are listed once, in a table in config.cpp,
 // which drives parsing, validation, defaults, serialisation and the reference alike.
 // Unknown keys, wrong types and out-of-range values are han::Error naming the key path.
 #include <cstdint>
@@ -18,6 +18,8 @@ struct DataConfig {
   std::string test;   // optional
   DataFormat format = DataFormat::jsonl;
   std::string unlabeled;  // optional: plain text, one document per line, for skip-gram vectors
+  std::string label_separator = ",";  // tsv, model.task multilabel: splits the label field
+  std::string target_key = "target";  // jsonl, model.task regression: the key of the number
 };
 
 // The tokenizer's rules: 2 = Unicode (utf8proc); 1 = the rules before, kept for models
@@ -49,6 +51,7 @@ struct ModelConfig {
   double word_dropout = 0.0;      // a word reads as <unk> with this probability
   std::string embeddings;         // "", a word2vec/GloVe text file, or kPretrainEmbeddings
   bool freeze_embeddings = false;
+  Task task = Task::single;
 };
 
 struct BatchingConfig {
@@ -73,7 +76,7 @@ struct OptimizerConfig {
 struct TrainerConfig {
   int epochs = 10;
   int patience = 3;  // epochs without dev improvement before stopping; 0 = never stop early
-  SelectMetric select = SelectMetric::accuracy;  // the dev score that picks the best epoch
+  SelectMetric select = SelectMetric::auto_;  // the dev score that picks the best epoch
   std::uint64_t seed = 1;
   int ensemble = 1;  // members trained with seeds seed, seed+1, ...; predictions average them
   int threads = 0;   // 0 = all cores
@@ -90,6 +93,19 @@ struct EmbedConfig {
   double lr = 0.025;      // learning rate, decayed linearly to lr * 1e-4
 };
 
+// loss.class_weights: none, balanced (n / (classes x count), as scikit-learn), or label -> weight.
+struct ClassWeights {
+  enum class Mode { none, balanced, given } mode = Mode::none;
+  std::vector<std::pair<std::string, double>> given;  // Mode::given, in the config's order
+  bool operator==(const ClassWeights& o) const { return mode == o.mode && given == o.given; }
+};
+
+struct LossConfig {
+  ClassWeights class_weights;  // model.task single
+  RegressionLoss regression = RegressionLoss::mse;
+  double huber_delta = 1.0;  // huber: quadratic within delta (in standard deviations of the target)
+};
+
 // model.embeddings = "pretrain": han train first trains skip-gram vectors on its own text.
 inline constexpr char kPretrainEmbeddings[] = "pretrain";
 inline bool pretrains_embeddings(const ModelConfig& m) { return m.embeddings == kPretrainEmbeddings; }
@@ -102,6 +118,7 @@ struct Config {
   OptimizerConfig optimizer;
   TrainerConfig trainer;
   EmbedConfig embed;
+  LossConfig loss;
 };
 
 // Parses a full config object. `origin` (e.g. the file name) prefixes error messages.

@@ -15,7 +15,25 @@ enum class BatchStrategy { bucket, random };
 enum class DataFormat { jsonl, fasttext, tsv, folder };
 enum class OptimizerName { adam, sgd, adamw };
 enum class LrSchedule { constant, linear, cosine };
-enum class SelectMetric { accuracy, macro_f1, loss };
+// The dev score that picks the best epoch; auto = the task's default (core/select_metric.h).
+enum class SelectMetric {
+  auto_,
+  accuracy,
+  macro_f1,
+  loss,
+  micro_f1,
+  subset_accuracy,
+  hamming_loss,
+  precision_at_1,
+  rmse,
+  mae,
+  pearson,
+  spearman
+};
+// single: one label per document (softmax); multilabel: a label set (a sigmoid per label);
+// regression: a number (a linear output).
+enum class Task { single, multilabel, regression };
+enum class RegressionLoss { mse, huber };
 
 // EnumNames<E>::names[i] is the name of static_cast<E>(i).
 template <class E>
@@ -46,7 +64,17 @@ struct EnumNames<LrSchedule> {
 };
 template <>
 struct EnumNames<SelectMetric> {
-  static constexpr std::array<const char*, 3> names = {"accuracy", "macro_f1", "loss"};
+  static constexpr std::array<const char*, 12> names = {
+      "auto",         "accuracy",       "macro_f1", "loss", "micro_f1", "subset_accuracy",
+      "hamming_loss", "precision_at_1", "rmse",     "mae",  "pearson",  "spearman"};
+};
+template <>
+struct EnumNames<Task> {
+  static constexpr std::array<const char*, 3> names = {"single", "multilabel", "regression"};
+};
+template <>
+struct EnumNames<RegressionLoss> {
+  static constexpr std::array<const char*, 2> names = {"mse", "huber"};
 };
 
 namespace detail {

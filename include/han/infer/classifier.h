@@ -7,6 +7,7 @@
 
 #include "han/core/config.h"
 #include "han/infer/model_file.h"
+#include "han/nn/head.h"
 #include "han/nn/model.h"
 #include "han/text/tokenizer.h"
 #include "han/text/vocab.h"
@@ -16,9 +17,10 @@ namespace han {
 struct Classifier {
   Config config;  // the effective training config
   Vocab vocab;
-  std::vector<std::string> labels;
+  std::vector<std::string> labels;     // none for regression
   HanParams params;                     // the model; in an ensemble, its first member
   std::vector<HanParams> more_members;  // an ensemble's other members, in seed order; else empty
+  OutputHead head;  // the task's output (model.task); stored as the header's "head" unless single
   std::uint32_t format_version = kModelFormatVersion;  // of the file it was loaded from
 
   Tokenizer tokenizer() const;

@@ -7,6 +7,7 @@
 #include "han/core/config.h"
 #include "han/infer/metrics.h"
 #include "han/infer/predictor.h"
+#include "han/infer/task_scores.h"
 #include "han/text/batcher.h"
 
 namespace han {
@@ -17,8 +18,15 @@ Metrics evaluate(const Predictor& predictor, const std::vector<Document>& docs,
                  const std::vector<BatchIndices>& batches, PaddingAttention* padding = nullptr);
 // The scores of predicted probabilities (C x docs.size(), one column per document).
 Metrics score_predictions(const Matrix& probabilities, const std::vector<Document>& docs);
+// The task's scores of a predictor's answers (probabilities, or numbers for regression).
+TaskScores score_answers(const OutputHead& head, const Matrix& answers, const std::vector<Document>& docs);
 // The same over inference batches (sorted by length: least padding).
 Metrics evaluate(const Predictor& predictor, const std::vector<Document>& docs, Index batch_size);
+
+// Scores for the predictor's task (its head): every document must carry its answer.
+TaskScores evaluate_task(const Predictor& predictor, const std::vector<Document>& docs,
+                         const std::vector<BatchIndices>& batches);
+TaskScores evaluate_task(const Predictor& predictor, const std::vector<Document>& docs, Index batch_size);
 
 // The batches a run scores held-out documents in (dev after each epoch; the ablation's
 // dev and test): padded as its training batches are, by the configured strategy and batch

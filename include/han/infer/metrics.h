@@ -23,6 +23,15 @@ struct Metrics {
   std::vector<std::vector<std::int64_t>> confusion;  // [gold][predicted]
 };
 
+// Precision, recall and F1 of one class from its true positives, answers and gold count
+// (0 where undefined).
+ClassScores class_scores(std::int64_t true_positives, std::int64_t answered, std::int64_t gold);
+// {label: {"precision", "recall", "f1", "support"}} and the same as a text table whose
+// first column is headed `what` ("class", "label").
+nlohmann::json class_scores_json(const std::vector<ClassScores>& scores, const std::vector<std::string>& labels);
+std::string class_scores_text(const std::vector<ClassScores>& scores, const std::vector<std::string>& labels,
+                              const char* what);
+
 Metrics compute_metrics(const std::vector<std::int32_t>& gold,
                         const std::vector<std::int32_t>& predicted, std::size_t classes);
 

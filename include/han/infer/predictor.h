@@ -1,12 +1,14 @@
 #pragma once
-// Batched, threaded inference: probabilities, optional attention explanations and
-// the attention mass that padded positions receive. Over an ensemble, every member reads
-// the same batches: the probabilities are the members' mean, and so are the attention
-// weights (explanations and padding mass come from the averaged weights).
+// Batched, threaded inference: the head's answers (probabilities, or numbers for
+// regression), optional attention explanations and the attention mass that padded
+// positions receive. Over an ensemble, every member reads the same batches: the answers
+// are the members' mean, and so are the attention weights (explanations and padding mass
+// come from the averaged weights).
 #include <functional>
 #include <vector>
 
 #include "han/text/batch.h"
+#include "han/nn/head.h"
 #include "han/nn/model.h"
 #include "han/nn/word_input_table.h"
 
@@ -31,9 +33,9 @@ class Predictor {
  public:
   // Keeps a reference to params, which must outlive it and not change. Not thread-safe:
   // one call at a time (each call fills its documents' words into the word input table).
-  Predictor(const HanParams& params, const ModelConfig& cfg, int threads);
-  // An ensemble: members share cfg (and a vocabulary and labels); the same terms.
-  Predictor(std::vector<const HanParams*> members, const ModelConfig& cfg, int threads);
+  Predictor(const HanParams& params, const ModelConfig& cfg, int threads, OutputHead head = {});
+  // An ensemble: members share cfg and the head (and a vocabulary and labels); the same terms.
+  Predictor(std::vector<const HanParams*> members, const ModelConfig& cfg, int threads, OutputHead head = {});
   // Probabilities (C, n), column i for docs[i]. Documents are batched by length.
   Matrix predict(const std::vector<Document>& docs, Index batch_size,
                  std::vector<Explanation>* explanations = nullptr,
@@ -46,8 +48,9 @@ class Predictor {
   Matrix predict_batch(const std::vector<Document>& docs, const std::vector<Index>& indices,
                        std::vector<Explanation>* explanations = nullptr,
                        PaddingAttention* padding = nullptr) const;
-  // Number of classes: the rows of every probability matrix.
+  // Number of classes: the rows of every probability matrix (1 for regression).
   Index classes() const { return members_.front()->output.W.rows(); }
+  const OutputHead& head() const { return head_; }
   // Called on the calling thread as predict() works through its batches, with the number
   // of documents answered so far (to draw progress). When it returns false, the batches
   // not yet started are skipped and their columns left unset: the caller that stopped
@@ -62,6 +65,7 @@ class Predictor {
 
   std::vector<const HanParams*> members_;
   ModelConfig cfg_;
+  OutputHead head_;
   int threads_;
   mutable std::vector<WordInputTable> word_inputs_;  // one per member; grow with the words seen
   std::function<bool(Index)> progress_;

@@ -10,9 +10,9 @@ namespace han {
 // Column-wise softmax of logits (C, B).
 Matrix softmax_columns(const Matrix& logits);
 
-// Sum over the B documents of -log p(label); d_logits (C, B) receives
-// scale * (p - onehot). Labels must be in [0, C).
+// Sum over the B documents of weights[b] * -log p(label) (weights empty: 1 each); d_logits
+// (C, B) receives scale * weight * (p - onehot). Labels must be in [0, C).
 double softmax_cross_entropy(const Matrix& logits, const std::vector<std::int32_t>& labels,
-                             double scale, Matrix& d_logits);
+                             double scale, Matrix& d_logits, const std::vector<float>& weights = {});
 
 }  // namespace han

@@ -14,6 +14,9 @@ struct Batch {
   Matrix word_mask;      // (W, S*B) 1 real / 0 padding
   Matrix sentence_mask;  // (S, B)   1 real / 0 padding
   std::vector<std::int32_t> labels;  // (B) -1 where unknown
+  std::vector<std::vector<std::int32_t>> label_sets;  // (B) multilabel
+  std::vector<float> targets;        // (B) regression
+  std::vector<float> weights;        // (B) in the training loss
   std::vector<Index> documents;      // (B) index of each document in its source list
   Index real_tokens = 0;
   Index real_sentences = 0;

@@ -6,13 +6,15 @@
 
 #include "han/core/config.h"
 #include "han/text/dataset.h"
+#include "han/text/target_scale.h"
 #include "han/text/vocab.h"
 
 namespace han {
 
 struct Corpus {
   Vocab vocab;
-  std::vector<std::string> labels;
+  std::vector<std::string> labels;  // none for regression
+  TargetScale targets;              // regression: the training targets' scale
   std::vector<Document> train, dev, test;
   int max_sentences = 0, max_words = 0;  // the caps the documents were read with ("auto" chosen)
 };
@@ -23,7 +25,9 @@ Config with_corpus_caps(Config cfg, const Corpus& corpus);
 // Reads data.train (required, non-empty), data.dev and data.test (optional). The caps
 // ("auto" chosen on the training text, text/caps.h) apply to every split; the corpus log
 // line says how much of the training text they keep.
-// Labels in dev/test that training never saw are errors naming the example.
+// Labels in dev/test that training never saw are errors naming the example. Answers are
+// read by model.task (dataset.h); loss.class_weights are multiplied into the training
+// documents' weights.
 // The vocabulary: words seen tokenizer.min_count times in train (most frequent first), then
 // `vector_words` (words with a pretrained vector, in the order given) not already in it,
 // at most tokenizer.max_vocab entries in all.

@@ -31,21 +31,37 @@ constexpr std::size_t kMaxRecordBytes = std::size_t{256} << 20;
 constexpr std::size_t kMaxLabelBytes = 1024;
 constexpr std::size_t kMaxLabels = 100000;
 
+// How a record's gold answer is read, by model.task: one label; a label set (JSON Lines
+// "labels": [..] or "label", several fastText __label__s, a tsv label field split at
+// `separator`); or a number (JSON Lines `target_key`, a fastText or tsv label that is a number).
+struct LabelOptions {
+  Task task = Task::single;
+  bool require = true;  // a record without its answer is an error naming file:line
+  std::string separator = ",";
+  std::string target_key = "target";
+};
+LabelOptions label_options(const Config& cfg, bool require);
+
 struct Example {
-  std::string label;      // "" when the input carries none
-  bool has_label = false;
+  std::string label;  // "" when the input carries none; multilabel: the labels joined by ","; regression: the number
+  bool has_label = false;  // the record carries its answer (a label, a label set or a target)
   std::string text;
   std::string source;     // "file:line" or a file path, for messages
   // JSON Lines only: the record's top-level "id", for callers that pass it through
   // (predict): a string's value or a number's text, and its JSON type ("" when absent).
   std::string id;
   std::string id_type;
+  std::vector<std::string> labels;  // multilabel: every label, distinct, in order
+  double target = 0;                // regression
+  bool has_target = false;          // regression: the answer is `target`
+  double weight = 1;  // JSON Lines "weight": how much the document counts in the training loss
 };
 
 // Reads every example of a file (or a folder for DataFormat::folder).
 // require_labels: a missing or empty label is an error naming file:line.
 std::vector<Example> read_examples(const std::string& path, DataFormat format,
                                    bool require_labels);
+std::vector<Example> read_examples(const std::string& path, DataFormat format, const LabelOptions& options);
 
 // Parses one JSON Lines record (used for files and for `predict --data-format jsonl`).
 // `where` is "file:line" for messages. The label may be absent when !require_label.
@@ -53,14 +69,18 @@ std::vector<Example> read_examples(const std::string& path, DataFormat format,
 // is skipped. An integer label (3) is read as its text ("3"); any other non-string label is
 // an error naming its type.
 Example parse_jsonl_record(std::string_view line, const std::string& where, bool require_label);
+Example parse_jsonl_record(std::string_view line, const std::string& where, const LabelOptions& options);
 
 struct Document {
   std::int32_t label = -1;  // index into the label list; -1 = unknown
+  std::vector<std::int32_t> label_set;  // multilabel: indices into the label list
+  float target = 0;                      // regression
+  float weight = 1;                      // in the training loss
   std::vector<std::vector<std::int32_t>> sentences;  // word ids, no PAD inside
   std::int64_t tokens() const;
 };
 
-// Sorted distinct labels of the examples (the class order of a model). More than
+// Sorted distinct labels of the examples, or of their label sets (the class order of a model). More than
 // kMaxLabels is an error naming the example that brings one too many.
 std::vector<std::string> collect_labels(const std::vector<Example>& examples);
 

@@ -1,19 +1,29 @@
 #pragma once
 // What one training epoch measured: a line of metrics.jsonl, and part of a checkpoint.
+#include <map>
 #include <nlohmann/json.hpp>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace han {
 
 struct EpochRecord {
   int epoch = 0;
   double train_loss = 0;
-  double dev_accuracy = 0, dev_macro_f1 = 0, dev_loss = 0;  // NaN when there is no dev set
+  double dev_accuracy = 0, dev_macro_f1 = 0, dev_loss = 0;  // NaN when there is no dev set (or the task has none)
+  std::map<std::string, double> dev_more;  // the task's other dev scores by name (micro_f1, rmse, ...)
   double seconds = 0;
   double docs_per_second = 0, tokens_per_second = 0;  // real tokens
   double padding_fraction = 0;           // word level: padded / all word slots
   double sentence_padding_fraction = 0;  // sentence level
   bool best = false;
-  nlohmann::json to_json() const;  // non-finite figures as null
+  // Takes a task's headline dev scores (TaskScores::headline): accuracy, macro_f1 and loss
+  // into their fields, the others into dev_more.
+  void set_dev(const std::vector<std::pair<std::string, double>>& scores);
+  // A dev score by name (NaN when the record has none).
+  double dev(const std::string& name) const;
+  nlohmann::json to_json() const;  // non-finite figures as null; dev_more as dev_<name>
   static EpochRecord from_json(const nlohmann::json& j);  // null back to NaN
 };
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "han/core/config.h"
+#include "han/nn/head.h"
 #include "han/nn/model.h"
 #include "han/text/batch.h"
 #include "han/train/collective.h"
@@ -30,10 +31,11 @@ class GradientWorkers {
   GradientWorkers(const HanParams& params, int threads);
 
   // Adds the gradient of the batch's mean loss (`shards`: the whole batch of `batch_docs`
-  // documents, cut into ranks x threads shards; dropout: the batch's training noise) into
-  // grads() on every rank and returns that loss.
+  // documents, cut into ranks x threads shards; dropout: the batch's training noise; the
+  // head and loss of the task) into grads() on every rank and returns that loss.
   double compute(const HanParams& params, const ModelConfig& cfg, const std::vector<Batch>& shards,
-                 const DropoutPlan& dropout, Index batch_docs, bool train_embeddings, Collective& job);
+                 const DropoutPlan& dropout, Index batch_docs, bool train_embeddings, Collective& job,
+                 const OutputHead& head = {}, const LossConfig& loss_config = {});
   // The summed gradient after compute(); zero before it.
   HanParams& grads() { return workers_[0].grads; }
   // Clears what compute() wrote (only the embedding columns of the batch's words).
@@ -47,7 +49,8 @@ class GradientWorkers {
     double loss = 0;
   };
   void run_shards(const HanParams& params, const ModelConfig& cfg, const std::vector<Batch>& shards,
-                  std::size_t first_shard, const DropoutPlan& dropout, Index batch_docs, bool train_embeddings);
+                  std::size_t first_shard, const DropoutPlan& dropout, Index batch_docs, bool train_embeddings,
+                  const OutputHead& head, const LossConfig& loss_config);
   void reduce();
   void reduce_across(Collective& job, bool train_embeddings);
   double total_loss(Collective& job) const;

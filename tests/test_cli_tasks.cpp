@@ -1,0 +1,178 @@
+// model.task multilabel and regression through the binary, as a user runs them: tiny sets
+// (tests/tasks/, made by make_tasks.py) learned end to end, beating a constant answer;
+// what train, eval, predict and info print for each task; class weights on the command line.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <nlohmann/json.hpp>
+
+#include "support/cli_fixture.h"
+#include "support/paths.h"
+#include "support/run.h"
+
+using namespace han::test;
+using nlohmann::json;
+
+namespace {
+
+// A small, fast model over one of the tiny task sets.
+std::string task_config(const TempDir& tmp, const std::string& set, const std::string& task,
+                        const std::string& data_keys = "") {
+  const std::string base = source_path("tests/tasks/" + set);
+  const std::filesystem::path cfg = tmp.path / (set + ".json");
+  std::ofstream(cfg) << R"({"data": {"train": ")" << base << R"(_train.jsonl", "dev": ")" << base
+                     << R"(_dev.jsonl", "test": ")" << base << R"(_test.jsonl")" << data_keys << R"(},
+    "tokenizer": {"min_count": 1},
+    "model": {"embedding_dim": 32, "word_hidden": 16, "sentence_hidden": 16, "attention_dim": 32, "task": ")"
+                     << task << R"("},
+    "batching": {"batch_size": 16}, "optimizer": {"lr": 0.01},
+    "trainer": {"epochs": 8, "patience": 3, "seed": 1, "threads": 2}})";
+  return cfg.string();
+}
+
+std::vector<json> records(const std::string& path) {
+  std::vector<json> out;
+  for (const std::string& line : lines_of(slurp(path))) out.push_back(json::parse(line));
+  return out;
+}
+
+json train_summary(const std::string& config, const std::string& output) {
+  const RunResult r = run(han_cmd("train --quiet --config " + config + " --output " + output));
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  return json::parse(r.out);
+}
+
+// Micro-F1 of always answering the test set's most frequent label.
+double constant_micro_f1(const std::vector<json>& test) {
+  std::map<std::string, int> count;
+  int gold = 0;
+  for (const json& r : test)
+    for (const auto& l : r["labels"]) ++count[l.get<std::string>()], ++gold;
+  int best = 0;
+  for (const auto& [label, n] : count) best = std::max(best, n);
+  return 2.0 * best / (static_cast<double>(test.size()) + gold);
+}
+
+}  // namespace
+
+TEST_CASE("multilabel: a tiny set learned end to end, answered as label sets by eval, predict and info",
+          "[cli][tasks]") {
+  TempDir tmp;
+  const std::string run_dir = (tmp.path / "run").string(), model = run_dir + "/model.han";
+  const json summary = train_summary(task_config(tmp, "multilabel", "multilabel"), run_dir);
+  const std::vector<json> test = records(source_path("tests/tasks/multilabel_test.jsonl"));
+  const double constant = constant_micro_f1(test);
+  INFO(summary.dump() << " constant micro-F1 " << constant);
+  CHECK(summary["test"]["micro_f1"].get<double>() > constant + 0.2);
+  CHECK(summary["dev_micro_f1"].get<double>() > constant + 0.2);
+  const json epoch = json::parse(lines_of(slurp(run_dir + "/metrics.jsonl")).front());
+  for (const char* key : {"dev_micro_f1", "dev_macro_f1", "dev_subset_accuracy", "dev_hamming_loss",
+                          "dev_precision_at_1", "dev_recall_at_1", "dev_loss"})
+    CHECK(epoch.contains(key));
+
+  const RunResult eval = run(han_cmd("eval --format json --model " + model + " --data " +
+                                     source_path("tests/tasks/multilabel_test.jsonl")));
+  REQUIRE(eval.exit_code == 0);
+  const json e = json::parse(eval.out);
+  CHECK(e["task"] == "multilabel");
+  CHECK(e["micro_f1"] == summary["test"]["micro_f1"]);
+  CHECK(e["per_label"]["sport"]["support"].get<int>() > 0);
+  CHECK(run(han_cmd("eval --model " + model + " --data " + source_path("tests/tasks/multilabel_test.jsonl")))
+            .out.find("Hamming loss") != std::string::npos);
+
+  // Two topics in one document: both labels, each with its probability.
+  const std::string doc = "goal match team score coach league. recipe bread cheese soup oven sauce.\n";
+  const RunResult tsv = run(han_cmd("predict --model " + model), doc);
+  REQUIRE(tsv.exit_code == 0);
+  const std::vector<std::string> fields = [&] {
+    std::vector<std::string> f;
+    std::stringstream ss(lines_of(tsv.out).at(0));
+    for (std::string x; std::getline(ss, x, '\t');) f.push_back(x);
+    return f;
+  }();
+  REQUIRE(fields.size() == 2);
+  CHECK((fields[0] == "sport,food" || fields[0] == "food,sport"));
+  const json answer = json::parse(run(han_cmd("predict --format json --explain --model " + model), doc).out);
+  REQUIRE(answer["labels"].size() == 2);
+  for (const json& l : answer["labels"]) CHECK(l["probability"].get<double>() >= 0.5);
+  CHECK(answer["attention"]["sentences"].size() == 2);
+  // --threshold: one threshold for every label; a document always gets its top label.
+  const json strict = json::parse(run(han_cmd("predict --format json --threshold 1 --model " + model), doc).out);
+  CHECK(strict["labels"].size() == 1);
+  CHECK(run(han_cmd("predict --format html --model " + model), doc).out.find("sport") != std::string::npos);
+  CHECK(run(han_cmd("info --model " + model)).out.find("multilabel (thresholds 0.50)") != std::string::npos);
+}
+
+TEST_CASE("regression: a tiny rating set learned end to end, and predict prints the number", "[cli][tasks]") {
+  TempDir tmp;
+  const std::string run_dir = (tmp.path / "run").string(), model = run_dir + "/model.han";
+  const std::string cfg = task_config(tmp, "regression", "regression", R"(, "target_key": "rating")");
+  const json summary = train_summary(cfg, run_dir);
+  const std::vector<json> test = records(source_path("tests/tasks/regression_test.jsonl"));
+  double mean = 0, squares = 0;
+  for (const json& r : test) mean += r["rating"].get<double>() / static_cast<double>(test.size());
+  for (const json& r : test) squares += std::pow(r["rating"].get<double>() - mean, 2);
+  const double sd = std::sqrt(squares / static_cast<double>(test.size()));  // the best constant's RMSE
+  INFO(summary.dump() << " sd " << sd);
+  CHECK(summary["test"]["rmse"].get<double>() < 0.75 * sd);
+  CHECK(summary["test"]["pearson"].get<double>() > 0.6);
+  // The best epoch is the one with the lowest dev RMSE (trainer.select auto).
+  double best_rmse = 1e9, chosen = -1;
+  for (const std::string& line : lines_of(slurp(run_dir + "/metrics.jsonl"))) {
+    const json m = json::parse(line);
+    best_rmse = std::min(best_rmse, m["dev_rmse"].get<double>());
+    if (m["best"].get<bool>()) chosen = m["dev_rmse"].get<double>();
+  }
+  CHECK(chosen == best_rmse);
+
+  const RunResult eval = run(han_cmd("eval --format json --model " + model + " --data " +
+                                     source_path("tests/tasks/regression_test.jsonl")));
+  REQUIRE(eval.exit_code == 0);
+  const json e = json::parse(eval.out);
+  for (const char* key : {"rmse", "mae", "pearson", "spearman", "rounded_accuracy"}) CHECK(e.contains(key));
+  CHECK(e["rmse"].get<double>() == Approx(summary["test"]["rmse"].get<double>()).epsilon(1e-5));  // other batches
+  const RunResult predict = run(han_cmd("predict --model " + model),
+                                "superb wonderful brilliant great film. great charming moving music.\n"
+                                "awful boring dull tedious plot. clumsy weak tedious acting.\n");
+  REQUIRE(predict.exit_code == 0);
+  const auto lines = lines_of(predict.out);
+  REQUIRE(lines.size() == 2);
+  CHECK(std::stod(lines[0]) > std::stod(lines[1]) + 1);
+  const json j = json::parse(run(han_cmd("predict --format json --explain --model " + model), "great. dull.\n").out);
+  CHECK(j["value"].is_number());
+  CHECK(j["attention"]["sentences"].size() == 2);
+  const RunResult page = run(han_cmd("predict --format html --model " + model), "great.\n");
+  CHECK(page.exit_code == 0);
+  CHECK(page.out.find("predicted</span>") != std::string::npos);
+  const json info = json::parse(run(han_cmd("info --json --model " + model)).out);
+  CHECK(info["task"] == "regression");
+  CHECK(info["head"]["target_mean"].get<double>() > 1);
+  CHECK(info["head"]["seen_targets"] == json{1, 2, 3, 4, 5});
+  const RunResult threshold = run(han_cmd("predict --threshold 0.3 --model " + model), "x\n");
+  CHECK(threshold.exit_code == 2);
+  CHECK(threshold.err.find("--threshold: applies to multi-label models") != std::string::npos);
+}
+
+TEST_CASE("loss.class_weights from the command line: kept in config.json, an unknown label named", "[cli][tasks]") {
+  const CliFixture& f = cli_fixture();
+  TempDir tmp;
+  const std::string cfg = source_path("configs/quickstart.json");
+  const std::string base = "train --quiet --config " + cfg + " --set data.train=" + f.data +
+                           " --set data.dev= --set data.test= --set trainer.epochs=1 --set model.embedding_dim=8"
+                           " --set model.word_hidden=4 --set model.sentence_hidden=4 --set model.attention_dim=8";
+  const RunResult ok = run(han_cmd(base + " --set loss.class_weights=\"{\\\"pos\\\":2}\" --output " + (tmp.path / "a").string()));
+  INFO(ok.err);
+  REQUIRE(ok.exit_code == 0);
+  CHECK(json::parse(slurp(tmp.path / "a" / "config.json"))["loss"]["class_weights"] == json{{"pos", 2}});
+  const RunResult bad = run(han_cmd(base + " --set loss.class_weights=\"{\\\"spam\\\":2}\" --output " + (tmp.path / "b").string()));
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err.find("loss.class_weights: \"spam\" is not one of the 2 labels") != std::string::npos);
+  const RunResult wrong_task = run(han_cmd(base + " --set loss.class_weights=balanced --set model.task=multilabel"
+                                                  " --output " + (tmp.path / "c").string()));
+  CHECK(wrong_task.exit_code == 2);
+  CHECK(wrong_task.err.find("loss.class_weights: applies to model.task single only") != std::string::npos);
+}
