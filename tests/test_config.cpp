@@ -324,11 +324,15 @@ TEST_CASE("config_reference lists every key once with default and range", "[conf
   every_key.model.sentence_dropout = every_key.model.embedding_dropout = every_key.model.word_dropout = 0.1;
   every_key.optimizer.warmup = 0.1;
   every_key.trainer.select = han::SelectMetric::loss;
+  every_key.trainer.init = "parent.han";
+  every_key.trainer.extend_vocab = true;
   // At their defaults, they are left out (stored ablation runs keep their fingerprints).
   const json defaults = han::config_to_json(han::Config{});
   for (const char* key : {"sentence_dropout", "embedding_dropout", "word_dropout"}) CHECK_FALSE(defaults["model"].contains(key));
   CHECK_FALSE(defaults["optimizer"].contains("warmup"));
   CHECK_FALSE(defaults["trainer"].contains("select"));
+  CHECK_FALSE(defaults["trainer"].contains("init"));
+  CHECK_FALSE(defaults["trainer"].contains("extend_vocab"));
   const json j = han::config_to_json(every_key);
   std::size_t keys = 0;
   for (const auto& sec : j.items()) {

@@ -29,6 +29,7 @@ void run_info(const InfoArgs& a) {
                          {"parameters", parameter_count(c.params)},
                          {"config", config_to_json(c.config)}};
   if (header.contains("trained")) info["trained"] = header["trained"];
+  if (!c.config.trainer.init.empty()) info["parent"] = c.config.trainer.init;  // the model it was trained from
   if (a.json) {
     std::printf("%s\n", info.dump().c_str());
     return;
@@ -42,6 +43,7 @@ void run_info(const InfoArgs& a) {
       {"vocabulary", std::to_string(c.vocab.size()) + " words"},
       {"parameters", std::to_string(parameter_count(c.params))}};
   if (header.contains("trained")) rows.push_back({"trained", header["trained"].dump()});
+  if (!c.config.trainer.init.empty()) rows.push_back({"parent model", c.config.trainer.init});
   std::fputs(text_table(rows, "   ").c_str(), stdout);
   std::printf("config\n%s\n", config_to_json(c.config).dump(2).c_str());
 }

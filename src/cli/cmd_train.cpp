@@ -1,4 +1,4 @@
-// han train --config FILE [--set key=value]... [--output DIR] [--overwrite] | han train --resume DIR
+// han train --config FILE [--set key=value]... [--init MODEL] [--output DIR] [--overwrite] | han train --resume DIR
 #include <spdlog/spdlog.h>
 
 #include <chrono>
@@ -13,6 +13,7 @@
 #include "han/text/corpus.h"
 #include "han/core/error.h"
 #include "han/infer/evaluation.h"
+#include "han/train/init_model.h"
 #include "han/train/pretraining.h"
 #include "han/train/run_folder.h"
 #include "han/train/trainer.h"
@@ -27,6 +28,7 @@ struct TrainArgs {
   std::string config;
   std::string resume;
   std::vector<std::string> overrides;
+  std::string init;
   std::string output;
   bool overwrite = false;
   LogOptions log;
@@ -36,18 +38,43 @@ std::string default_output(const std::string& config_path) {
   return (std::filesystem::path("runs") / std::filesystem::path(config_path).stem()).string();
 }
 
-PreparedRun prepare_run(const TrainArgs& a) {
+// Where a key's value came from, for messages: the last --set of it, else the config file.
+std::string key_origin(const TrainArgs& a, const std::vector<std::string>& overrides, const std::string& key) {
+  for (auto o = overrides.rbegin(); o != overrides.rend(); ++o)
+    if (o->rfind(key + "=", 0) == 0) return "--set " + *o;
+  return a.config;
+}
+
+// A resumed run from a model checks that model against its config.json again.
+PreparedRun reopen_run_from(const std::string& folder, std::optional<Classifier>& parent) {
+  PreparedRun run = reopen_run(folder);
+  parent = load_init_model(run.config);
+  if (parent)
+    run.config = inherit_from_parent(run.config, config_to_json(run.config), *parent,
+                                     [&](const std::string&) { return run.files.config; });
+  return run;
+}
+
+// The run to train, and in `parent` the model it starts from (--init, trainer.init).
+PreparedRun prepare_run(const TrainArgs& a, std::optional<Classifier>& parent) {
   if (a.config.empty() == a.resume.empty()) throw han::Error("train needs exactly one of --config FILE or --resume DIR");
-  if (!a.resume.empty() && (!a.overrides.empty() || !a.output.empty() || a.overwrite))
-    throw han::Error("--resume continues a run as it was configured: it takes no --set, --output or --overwrite");
+  if (!a.resume.empty() && (!a.overrides.empty() || !a.init.empty() || !a.output.empty() || a.overwrite))
+    throw han::Error("--resume continues a run as it was configured: it takes no --set, --init, --output or --overwrite");
   // The folder is named in the JSON summary (its model path): refused before any work.
   if (!a.resume.empty()) {
     require_utf8_path("--resume", a.resume);
-    return reopen_run(a.resume);
+    return reopen_run_from(a.resume, parent);
   }
   const std::string output = a.output.empty() ? default_output(a.config) : a.output;
   require_utf8_path(a.output.empty() ? "--output (default: runs/<config name>)" : "--output", output);
-  Config cfg = load_config_file(a.config, a.overrides);
+  std::vector<std::string> overrides = a.overrides;
+  if (!a.init.empty()) overrides.push_back("trainer.init=" + a.init);
+  nlohmann::json given;
+  Config cfg = load_config_file(a.config, overrides, &given);
+  parent = load_init_model(cfg);
+  if (parent)
+    cfg = inherit_from_parent(cfg, given, *parent,
+                              [&](const std::string& key) { return key_origin(a, overrides, key); });
   return plan_run(std::move(cfg), output, a.overwrite);
 }
 
@@ -129,10 +156,11 @@ void stop_when_complete(const PreparedRun& run, const Corpus& corpus) {
 
 void run_train(const TrainArgs& a) {
   setup_logging(a.log);
-  const PreparedRun run = prepare_run(a);
+  std::optional<Classifier> parent;
+  const PreparedRun run = prepare_run(a, parent);
   const std::optional<WordVectors> pretrained = pretrain_if_asked(run);
   stop_while_reading(run);
-  const Corpus corpus = load_training_corpus(run, pretrained ? &*pretrained : nullptr);
+  const Corpus corpus = load_training_corpus(run, pretrained ? &*pretrained : nullptr, parent ? &*parent : nullptr);
   stop_gracefully();  // from here on there is a run to save
   if (!run.resume) begin_run(run);
   ProgressBar bar;
@@ -140,6 +168,7 @@ void run_train(const TrainArgs& a) {
   options.output_dir = run.files.folder;
   options.resume = run.resume;
   options.stop_requested = stop_requested;
+  options.parent = parent ? &*parent : nullptr;
   report_progress(options, bar, a.log, run.config.trainer.epochs);
   const TrainResult result = train_or_abandon(run, pretrained ? &*pretrained : nullptr, corpus, options);
   bar.finish();
@@ -162,6 +191,10 @@ void add_train_command(CLI::App& app) {
   cmd->add_option("-s,--set", args->overrides, "Override a config key: key.path=value (repeatable)")
       ->allow_extra_args(false)
       ->type_name("KEY=VALUE");
+  cmd->add_option("--init", args->init,
+                  "Start from a trained model: train it further, or fine-tune it for new labels "
+                  "(same as --set trainer.init=MODEL)")
+      ->type_name("MODEL");
   cmd->add_option("-o,--output", args->output,
                   "Output folder for model.han, config.json, metrics.jsonl (default: runs/<config name>)")
       ->type_name("DIR");

@@ -160,6 +160,9 @@ void visit_fields(TrainerConfig& c, V& v) {
   v.integer("seed", c.seed, IntRange{0, kTwoTo53},
             "seed for initialisation, shuffling, dropout and skip-gram");
   v.integer("threads", c.threads, IntRange{0, 1024}, "worker threads (training and skip-gram); 0 = all cores");
+  v.path("init", c.init, "a trained model to start from (han train --init); \"\" = none");
+  v.boolean("extend_vocab", c.extend_vocab,
+            "with trainer.init: add the training words the model lacks (min_count), with fresh embeddings");
 }
 
 template <class V>
@@ -557,7 +560,8 @@ nlohmann::json config_to_json(const Config& c) {
   static const json defaults = all_keys_json(Config{});
   static const std::pair<const char*, const char*> later_keys[] = {
       {"data", "unlabeled"},         {"model", "sentence_dropout"}, {"model", "embedding_dropout"},
-      {"model", "word_dropout"},     {"optimizer", "warmup"},       {"trainer", "select"}};
+      {"model", "word_dropout"},     {"optimizer", "warmup"},       {"trainer", "select"},
+      {"trainer", "init"},           {"trainer", "extend_vocab"}};
   for (const auto& [section, key] : later_keys)
     if (out[section][key] == defaults[section][key]) out[section].erase(key);
   if (out["embed"] == defaults["embed"] && !pretrains_embeddings(c.model)) out.erase("embed");
@@ -649,7 +653,7 @@ json::parser_callback_t refuse_duplicate_keys(const std::string& path) {
   };
 }
 
-Config load_config_file(const std::string& path, const std::vector<std::string>& overrides) {
+Config load_config_file(const std::string& path, const std::vector<std::string>& overrides, json* given) {
   const std::string text = read_file(path);
   json j;
   try {
@@ -668,6 +672,7 @@ Config load_config_file(const std::string& path, const std::vector<std::string>&
   PathResolver r{std::filesystem::path(path).parent_path()};
   visit_sections(c, r);
   require_utf8_paths(c, path);
+  if (given) *given = std::move(j);
   return c;
 }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "han/core/config.h"
+#include "han/infer/classifier.h"
 #include "han/text/corpus.h"
 #include "han/nn/model.h"
 #include "han/train/epoch_record.h"
@@ -31,6 +32,8 @@ struct TrainOptions {
   // Continue from output_dir/checkpoint.han (same config and data) to the same
   // parameters an uninterrupted run reaches.
   bool resume = false;
+  // trainer.init's model (train/init_model.h): a new run starts from its parameters.
+  const Classifier* parent = nullptr;
 };
 
 struct TrainResult {
