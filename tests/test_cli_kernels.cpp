@@ -24,8 +24,10 @@ std::vector<double> probabilities(const std::string& env, const std::string& mod
   INFO(env << "\n" << r.err);
   REQUIRE(r.exit_code == 0);
   std::vector<double> out;
-  for (const std::string& line : lines_of(r.out))
-    for (const auto& entry : nlohmann::json::parse(line).at("top_k")) out.push_back(entry.at("probability").get<double>());
+  for (const std::string& line : lines_of(r.out)) {
+    const nlohmann::json row = nlohmann::json::parse(line);
+    for (const auto& entry : row.at("top_k")) out.push_back(entry.at("probability").get<double>());
+  }
   return out;
 }
 
