@@ -60,7 +60,7 @@ TEST_CASE("train refuses a folder holding a run, naming its files, and --overwri
                     "); pass --overwrite to replace it");
   CHECK(slurp(dir.file("run/model.han")) == "old");
   check_refused(run(han_cmd("train --resume " + out + " --overwrite")),
-                "han: error: --resume continues a run as it was configured: it takes no --set, --seeds, --output or "
+                "han: error: --resume continues a run as it was configured: it takes no --set, --seeds, --init, --output or "
                 "--overwrite");
 
   // --overwrite: the old run's files (a temp file of a killed write included) are gone, the

@@ -43,7 +43,9 @@ TEST_CASE("han --version names the version, the commit and the build", "[self_do
   const RunResult r = run(han_cmd("--version"));
   CHECK(r.exit_code == 0);
   CHECK(std::regex_match(r.out, std::regex("han [0-9]+\\.[0-9]+\\.[0-9]+ \\(commit [0-9A-Za-z.-]+, "
-                                           "(native build \\(-march=native\\)|portable build), no MPI\\)\n")));
+                                           "(native build \\(-march=native\\), kernels native|portable build, kernels "
+                                           "(generic|(generic|avx2|avx512) \\(picked from generic, avx2, avx512\\))), "
+                                           "no MPI\\)\n")));
 }
 
 TEST_CASE("han --man documents every verb and every flag its --help lists", "[self_docs]") {

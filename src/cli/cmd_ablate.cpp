@@ -81,6 +81,8 @@ void run_ablate(AblateArgs& a) {
     };
   check_ablation_folder(cfg, options);  // before the data is read: a refusal comes at once
   embeddings_file(cfg, run_files(""));  // the same for "pretrain", which needs han train's run folder
+  if (!cfg.trainer.init.empty())
+    throw han::Error("trainer.init: han ablate trains every variant from scratch; start from a model with han train --init");
   stop_at_once("interrupted while reading the data; nothing was trained");
   const Corpus corpus = load_corpus(cfg);
   stop_gracefully();

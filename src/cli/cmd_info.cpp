@@ -66,6 +66,7 @@ void run_info(const InfoArgs& a) {
                          {"config", config_to_json(c.config)}};
   if (header.contains("trained")) info["trained"] = header["trained"];
   if (c.head.task != Task::single) info["head"] = head_to_json(c.head);
+  if (!c.config.trainer.init.empty()) info["parent"] = c.config.trainer.init;  // the model it was trained from
   if (a.json) {
     std::printf("%s\n", info.dump().c_str());
     return;
@@ -88,6 +89,7 @@ void run_info(const InfoArgs& a) {
     if (trained.is_object()) trained.erase("members");  // listed above, one row each
     rows.push_back({"trained", trained.dump()});
   }
+  if (!c.config.trainer.init.empty()) rows.push_back({"parent model", c.config.trainer.init});
   std::fputs(text_table(rows, "   ").c_str(), stdout);
   std::printf("config\n%s\n", config_to_json(c.config).dump(2).c_str());
 }

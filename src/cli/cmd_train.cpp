@@ -1,4 +1,4 @@
-// han train --config FILE [--set key=value]... [--seeds N] [--output DIR] [--overwrite] | han train --resume DIR
+// han train --config FILE [--set key=value]... [--seeds N] [--init MODEL] [--output DIR] [--overwrite] | han train --resume DIR
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -16,6 +16,7 @@
 #include "han/infer/evaluation.h"
 #include "han/train/ensemble.h"
 #include "han/train/collective.h"
+#include "han/train/init_model.h"
 #include "han/train/pretraining.h"
 #include "han/train/rank_agreement.h"
 #include "han/train/run_folder.h"
@@ -33,6 +34,7 @@ struct TrainArgs {
   std::string config;
   std::string resume;
   std::vector<std::string> overrides;
+  std::string init;
   std::string output;
   int seeds = 0;  // 0: not given; else trainer.ensemble
   bool overwrite = false;
@@ -55,19 +57,25 @@ std::vector<std::string> with_seeds(const TrainArgs& a) {
   return overrides;
 }
 
-PreparedRun prepare_run(const TrainArgs& a, int ranks) {
-  if (a.config.empty() == a.resume.empty()) throw han::Error("train needs exactly one of --config FILE or --resume DIR");
-  if (!a.resume.empty() && (!a.overrides.empty() || !a.output.empty() || a.overwrite || a.seeds))
-    throw han::Error(
-        "--resume continues a run as it was configured: it takes no --set, --seeds, --output or --overwrite");
-  // The folder is named in the JSON summary (its model path): refused before any work.
-  if (!a.resume.empty()) {
-    require_utf8_path("--resume", a.resume);
-    return reopen_run(a.resume);
-  }
-  const std::string output = a.output.empty() ? default_output(a.config) : a.output;
-  require_utf8_path(a.output.empty() ? "--output (default: runs/<config name>)" : "--output", output);
-  Config cfg = load_config_file(a.config, with_seeds(a));
+// Where a key's value came from, for messages: the last --set of it, else the config file.
+std::string key_origin(const TrainArgs& a, const std::vector<std::string>& overrides, const std::string& key) {
+  for (auto o = overrides.rbegin(); o != overrides.rend(); ++o)
+    if (o->rfind(key + "=", 0) == 0) return "--set " + *o;
+  return a.config;
+}
+
+// A resumed run from a model checks that model against its config.json again.
+PreparedRun reopen_run_from(const std::string& folder, std::optional<Classifier>& parent) {
+  PreparedRun run = reopen_run(folder);
+  parent = load_init_model(run.config);
+  if (parent)
+    run.config = inherit_from_parent(run.config, config_to_json(run.config), *parent,
+                                     [&](const std::string&) { return run.files.config; });
+  return run;
+}
+
+// What han does not combine (yet): each refused with the key to change.
+void refuse_unsupported(const Config& cfg, int ranks) {
   // (Each rank would pretrain alone, with Hogwild threads: the ranks would start apart.)
   if (ranks > 1 && pretrains_embeddings(cfg.model))
     throw han::Error("model.embeddings: \"pretrain\" is not available under mpirun: train the vectors once with "
@@ -77,6 +85,35 @@ PreparedRun prepare_run(const TrainArgs& a, int ranks) {
                      std::string(to_string(cfg.model.task)) + ")");
   if (ranks > 1 && cfg.trainer.ensemble > 1)
     throw han::Error("trainer.ensemble: ensembles are not trained under mpirun: train each member's seed as its own run");
+  if (!cfg.trainer.init.empty() && cfg.trainer.ensemble > 1)
+    throw han::Error("trainer.init: --init starts one model from another; it does not train an ensemble (trainer.ensemble 1)");
+  if (!cfg.trainer.init.empty() && cfg.model.task != Task::single)
+    throw han::Error("trainer.init: --init continues single-label models only (not " +
+                     std::string(to_string(cfg.model.task)) + ")");
+}
+
+// The run to train, and in `parent` the model it starts from (--init, trainer.init).
+PreparedRun prepare_run(const TrainArgs& a, int ranks, std::optional<Classifier>& parent) {
+  if (a.config.empty() == a.resume.empty()) throw han::Error("train needs exactly one of --config FILE or --resume DIR");
+  if (!a.resume.empty() && (!a.overrides.empty() || !a.init.empty() || !a.output.empty() || a.overwrite || a.seeds))
+    throw han::Error(
+        "--resume continues a run as it was configured: it takes no --set, --seeds, --init, --output or --overwrite");
+  // The folder is named in the JSON summary (its model path): refused before any work.
+  if (!a.resume.empty()) {
+    require_utf8_path("--resume", a.resume);
+    return reopen_run_from(a.resume, parent);
+  }
+  const std::string output = a.output.empty() ? default_output(a.config) : a.output;
+  require_utf8_path(a.output.empty() ? "--output (default: runs/<config name>)" : "--output", output);
+  std::vector<std::string> overrides = with_seeds(a);
+  if (!a.init.empty()) overrides.push_back("trainer.init=" + a.init);
+  nlohmann::json given;
+  Config cfg = load_config_file(a.config, overrides, &given);
+  refuse_unsupported(cfg, ranks);
+  parent = load_init_model(cfg);
+  if (parent)
+    cfg = inherit_from_parent(cfg, given, *parent,
+                              [&](const std::string& key) { return key_origin(a, overrides, key); });
   return plan_run(std::move(cfg), output, a.overwrite);
 }
 
@@ -247,11 +284,13 @@ void run_train(const TrainArgs& a) {
   setup_logging(a.log);
   const std::unique_ptr<Collective> job = make_collective();
   name_rank_in_logs(job->rank(), job->ranks());
-  const PreparedRun run = start_on_every_rank(*job, [&] { return prepare_run(a, job->ranks()); });
+  std::optional<Classifier> parent;
+  const PreparedRun run = start_on_every_rank(*job, [&] { return prepare_run(a, job->ranks(), parent); });
   const std::optional<WordVectors> pretrained = pretrain_if_asked(run);
   stop_while_reading(run);
-  const Corpus corpus =
-      start_on_every_rank(*job, [&] { return load_training_corpus(run, pretrained ? &*pretrained : nullptr); });
+  const Corpus corpus = start_on_every_rank(*job, [&] {
+    return load_training_corpus(run, pretrained ? &*pretrained : nullptr, parent ? &*parent : nullptr);
+  });
   stop_gracefully();  // from here on there is a run to save
   ProgressBar bar;
   std::string tag;  // an ensemble member's, before each epoch's log line
@@ -260,6 +299,7 @@ void run_train(const TrainArgs& a) {
   options.resume = run.resume;
   options.stop_requested = stop_requested;
   options.job = job.get();
+  options.parent = parent ? &*parent : nullptr;
   report_progress(options, bar, a.log, run.config.trainer.epochs, tag, run.config.model.task);
   const WordVectors* vectors = pretrained ? &*pretrained : nullptr;
   if (run.config.trainer.ensemble > 1) return run_ensemble(run, vectors, corpus, options, tag, bar);
@@ -289,6 +329,10 @@ void add_train_command(CLI::App& app) {
   cmd->add_option("-s,--set", args->overrides, "Override a config key: key.path=value (repeatable)")
       ->allow_extra_args(false)
       ->type_name("KEY=VALUE");
+  cmd->add_option("--init", args->init,
+                  "Start from a trained model: train it further, or fine-tune it for new labels "
+                  "(same as --set trainer.init=MODEL)")
+      ->type_name("MODEL");
   cmd->add_option("-o,--output", args->output,
                   "Output folder for model.han, config.json, metrics.jsonl (default: runs/<config name>)")
       ->type_name("DIR");

@@ -21,6 +21,7 @@
 #include "han/core/error.h"
 #include "han/core/malloc_tuning.h"
 #include "han/core/suggest.h"
+#include "han/nn/kernels.h"
 
 namespace {
 
@@ -126,6 +127,12 @@ std::vector<std::string> split_short_assignments(int argc, char** argv) {
 
 int main(int raw_argc, char** raw_argv) {
   han::tune_malloc_for_batches();
+  try {
+    han::active_kernels();  // picked once, here, so that a bad HAN_CPU is one line before anything runs
+  } catch (const han::Error& e) {
+    std::fprintf(stderr, "han: error: %s\n", e.what());
+    return e.exit_code();
+  }
   std::vector<std::string> args = split_short_assignments(raw_argc, raw_argv);
   std::vector<char*> arg_pointers;
   for (std::string& a : args) arg_pointers.push_back(a.data());

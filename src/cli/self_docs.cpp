@@ -4,6 +4,7 @@
 #include <set>
 #include <sstream>
 
+#include "han/nn/kernels.h"
 #include "han_build_info.h"
 
 namespace han::cli {
@@ -39,8 +40,14 @@ std::string flags_of(const CLI::App& verb) {
 
 }  // namespace
 
-std::string version_line() {
-  return std::string("han ") + HAN_VERSION + " (commit " + HAN_COMMIT + ", " + HAN_BUILD + ", no MPI)";
+std::string version_line(bool with_kernels_in_use) {
+  // The kernels in use depend on the CPU han runs on (portable builds), not on the build.
+  const std::string all = kernel_variants();
+  const std::string used = active_kernels().name;
+  const std::string kernels = all == used ? "kernels " + used
+                              : with_kernels_in_use ? "kernels " + used + " (picked from " + all + ")"
+                                                    : "kernels " + all + " (picked at start-up)";
+  return std::string("han ") + HAN_VERSION + " (commit " + HAN_COMMIT + ", " + HAN_BUILD + ", " + kernels + ", no MPI)";
 }
 
 std::string man_page(const CLI::App& app) {
@@ -55,7 +62,7 @@ std::string man_page(const CLI::App& app) {
   }
   out += ".SH EXIT STATUS\n0 success; 1 an I/O fault (disk full, unreadable file); 2 bad input or usage;\n"
          "130 or 143 interrupted by SIGINT or SIGTERM (train and ablate say how to resume).\n";
-  out += ".SH VERSION\n" + roff_line(version_line()) + "\n";
+  out += ".SH VERSION\n" + roff_line(version_line(false)) + "\n";
   out += ".SH SEE ALSO\nThe README.md of the han sources: configuration keys, data formats, recipes.\n";
   return out;
 }

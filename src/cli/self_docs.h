@@ -9,8 +9,9 @@
 
 namespace han::cli {
 
-// "han 0.1.0 (commit ..., ... build, no MPI)".
-std::string version_line();
+// "han 0.1.0 (commit ..., portable build, kernels avx2 (picked from generic, avx2, avx512), no MPI)": with_kernels_in_use
+// names the variant this CPU runs (the man page, made at build time, lists them only).
+std::string version_line(bool with_kernels_in_use = true);
 
 // roff for man(1): each verb's description and its --help text.
 std::string man_page(const CLI::App& app);

@@ -171,6 +171,9 @@ void visit_fields(TrainerConfig& c, V& v) {
   v.integer("ensemble", c.ensemble, IntRange{1, 100},
             "models trained with seeds seed, seed+1, ...; their probabilities are averaged (han train --seeds)");
   v.integer("threads", c.threads, IntRange{0, 1024}, "worker threads (training and skip-gram); 0 = all cores");
+  v.path("init", c.init, "a trained model to start from (han train --init); \"\" = none");
+  v.boolean("extend_vocab", c.extend_vocab,
+            "with trainer.init: add the training words the model lacks (min_count), with fresh embeddings");
 }
 
 template <class V>
@@ -649,7 +652,8 @@ nlohmann::json config_to_json(const Config& c) {
   static const std::pair<const char*, const char*> later_keys[] = {
       {"data", "unlabeled"},         {"model", "sentence_dropout"}, {"model", "embedding_dropout"},
       {"model", "word_dropout"},     {"optimizer", "warmup"},       {"trainer", "select"},
-      {"trainer", "ensemble"},       {"model", "task"},             {"data", "label_separator"},   {"data", "target_key"}};
+      {"trainer", "ensemble"},       {"model", "task"},             {"data", "label_separator"},   {"data", "target_key"},
+      {"trainer", "init"},           {"trainer", "extend_vocab"}};
   for (const auto& [section, key] : later_keys)
     if (out[section][key] == defaults[section][key]) out[section].erase(key);
   if (out["embed"] == defaults["embed"] && !pretrains_embeddings(c.model)) out.erase("embed");
@@ -742,7 +746,7 @@ json::parser_callback_t refuse_duplicate_keys(const std::string& path) {
   };
 }
 
-Config load_config_file(const std::string& path, const std::vector<std::string>& overrides) {
+Config load_config_file(const std::string& path, const std::vector<std::string>& overrides, json* given) {
   const std::string text = read_file(path);
   json j;
   try {
@@ -761,6 +765,7 @@ Config load_config_file(const std::string& path, const std::vector<std::string>&
   PathResolver r{std::filesystem::path(path).parent_path()};
   visit_sections(c, r);
   require_utf8_paths(c, path);
+  if (given) *given = std::move(j);
   return c;
 }
 

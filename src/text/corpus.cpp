@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <iterator>
@@ -67,6 +68,27 @@ Vocab with_vector_words(const Vocab& vocab, const std::vector<std::string>& vect
   return Vocab::from_words(std::move(words));
 }
 
+// A trained model's vocabulary first (its ids keep their embeddings), then, if asked, the
+// training words it lacks; its labels when they include every training label.
+void adopt_base(Corpus& corpus, const CorpusBase& base, int max_vocab) {
+  const Vocab model_vocab = Vocab::from_words(base.words);
+  const std::vector<std::string>& train_words = corpus.vocab.words();
+  const auto lacking = std::count_if(train_words.begin() + 2, train_words.end(),  // after <pad>, <unk>
+                                     [&](const std::string& w) { return model_vocab.id(w) == Vocab::kUnk; });
+  corpus.vocab = base.extend_vocab ? with_vector_words(model_vocab, train_words, std::max<int>(max_vocab, base.words.size()))
+                                   : model_vocab;
+  if (base.extend_vocab)
+    spdlog::info("vocabulary: the model's {} words, then {} new words of train with fresh embeddings",
+                 base.words.size(), corpus.vocab.size() - base.words.size());
+  else
+    spdlog::info("vocabulary: the model's {} words kept; {} words of train it lacks read as <unk> "
+                 "(trainer.extend_vocab=true adds them)", base.words.size(), lacking);
+  const bool known = std::all_of(corpus.labels.begin(), corpus.labels.end(), [&](const std::string& l) {
+    return std::find(base.labels.begin(), base.labels.end(), l) != base.labels.end();
+  });
+  if (known) corpus.labels = base.labels;
+}
+
 // The caps for the training texts, "auto" ones chosen, with a line on what they keep.
 // Fixed caps cost nothing: measuring means tokenizing all the text without caps.
 CapChoice caps_for(const std::vector<Example>& train, const TokenizerConfig& tokenizer) {
@@ -92,7 +114,7 @@ Config with_corpus_caps(Config cfg, const Corpus& corpus) {
   return cfg;
 }
 
-Corpus load_corpus(const Config& given, const std::vector<std::string>& vector_words) {
+Corpus load_corpus(const Config& given, const std::vector<std::string>& vector_words, const CorpusBase* base) {
   if (given.data.train.empty()) throw Error("data.train: no training file given");
   refuse_stream_read_twice(given);
   const std::vector<Example> train = read_split(given.data.train, "train", given);
@@ -114,6 +136,7 @@ Corpus load_corpus(const Config& given, const std::vector<std::string>& vector_w
   corpus.vocab = builder.build(cfg.tokenizer.min_count, cfg.tokenizer.max_vocab);
   const std::size_t from_train = corpus.vocab.size();
   if (!vector_words.empty()) corpus.vocab = with_vector_words(corpus.vocab, vector_words, cfg.tokenizer.max_vocab);
+  if (base) adopt_base(corpus, *base, cfg.tokenizer.max_vocab);
   spdlog::debug("vocabulary: {} words built in {:.2f} s", corpus.vocab.size(), seconds_since(vocab_start));
   corpus.train = encode_split(train, "train", tokenizer, corpus.vocab, corpus.labels);
   if (cfg.model.task == Task::regression) corpus.targets = target_scale(corpus.train, cfg.data.train);

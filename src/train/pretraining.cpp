@@ -9,6 +9,7 @@
 #include "han/core/json_text.h"
 #include "han/embed/skipgram.h"
 #include "han/embed/skipgram_text.h"
+#include "han/train/init_model.h"
 
 namespace han {
 
@@ -41,7 +42,11 @@ WordVectors pretrain_vectors(const Config& cfg) {
   return vectors;
 }
 
-Corpus load_training_corpus(const PreparedRun& run, const WordVectors* pretrained) {
+Corpus load_training_corpus(const PreparedRun& run, const WordVectors* pretrained, const Classifier* parent) {
+  if (parent) {
+    const CorpusBase base = corpus_base(*parent, run.config);
+    return load_corpus(run.config, {}, &base);
+  }
   if (!pretrains_embeddings(run.config.model)) return load_corpus(run.config);
   if (pretrained) return load_corpus(run.config, pretrained->words);
   HAN_ASSERT(run.resume);

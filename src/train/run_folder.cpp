@@ -87,7 +87,8 @@ void remove_run_files(const std::string& folder) {
 
 PreparedRun plan_run(Config cfg, const std::string& folder, bool overwrite) {
   HAN_ASSERT(!folder.empty());
-  for (std::string* path : {&cfg.data.train, &cfg.data.dev, &cfg.data.test, &cfg.data.unlabeled, &cfg.model.embeddings})
+  for (std::string* path : {&cfg.data.train, &cfg.data.dev, &cfg.data.test, &cfg.data.unlabeled, &cfg.model.embeddings,
+                             &cfg.trainer.init})
     if (!path->empty() && *path != kPretrainEmbeddings && !is_stdin_name(*path))
       *path = fs::absolute(*path).lexically_normal().string();
   require_utf8_paths(cfg, "");  // the current folder joined in may not be UTF-8

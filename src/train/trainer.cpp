@@ -22,6 +22,7 @@
 #include "han/text/pretrained_vectors.h"
 #include "han/train/checkpoint.h"
 #include "han/train/gradient_workers.h"
+#include "han/train/init_model.h"
 #include "han/train/optimizer.h"
 #include "han/train/run_folder.h"
 
@@ -139,6 +140,7 @@ TrainingRun::TrainingRun(const Config& cfg, const Corpus& corpus, const TrainOpt
       optimizer_(make_optimizer(cfg.optimizer, threads_)),
       batcher_(corpus.train, cfg.batching, derive_seed(cfg.trainer.seed, SeedStream::batches)),
       dev_batches_(scoring_batches(corpus.dev, cfg)) {
+  if (options.parent && !options.resume) start_from_parent(model_, *options.parent);
   if (!cfg.model.embeddings.empty() && !options.resume) {
     const bool shared = pretrains_embeddings(cfg.model) && !options.pretrained_vectors.empty();
     const std::string vectors = shared ? options.pretrained_vectors : embeddings_file(cfg, files_);

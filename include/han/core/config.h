@@ -80,6 +80,10 @@ struct TrainerConfig {
   std::uint64_t seed = 1;
   int ensemble = 1;  // members trained with seeds seed, seed+1, ...; predictions average them
   int threads = 0;   // 0 = all cores
+  // A trained model to start from (han train --init): its architecture, tokenizer rules and
+  // vocabulary, and its output layer when the labels are the same (train/init_model.h).
+  std::string init;
+  bool extend_vocab = false;  // with init: add the training words it lacks, with fresh embeddings
 };
 
 // Skip-gram word vectors (han embed, model.embeddings = "pretrain"), the word2vec recipe.
@@ -129,8 +133,10 @@ nlohmann::json config_to_json(const Config& c);
 Config stored_config_from_json(const nlohmann::json& j, const std::string& origin);
 
 // Reads a JSON config file; relative data/embedding paths resolve against its folder (a
-// path that is not UTF-8 once resolved is an error naming the key).
-Config load_config_file(const std::string& path, const std::vector<std::string>& overrides = {});
+// path that is not UTF-8 once resolved is an error naming the key). *given, if asked for,
+// receives the keys the file and the overrides set, as JSON (the rest took their defaults).
+Config load_config_file(const std::string& path, const std::vector<std::string>& overrides = {},
+                        nlohmann::json* given = nullptr);
 
 // Applies "key.path=value" overrides (value parsed as JSON, else taken as a string)
 // to a JSON config before it is parsed; unknown key paths are errors.

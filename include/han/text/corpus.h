@@ -19,6 +19,15 @@ struct Corpus {
   int max_sentences = 0, max_words = 0;  // the caps the documents were read with ("auto" chosen)
 };
 
+// A run that starts from a trained model (trainer.init) keeps that model's vocabulary, so
+// every word keeps its id and embedding, and its labels when the training labels are all
+// among them.
+struct CorpusBase {
+  std::vector<std::string> words;   // the model's vocabulary, by id
+  std::vector<std::string> labels;  // the model's labels, in its order
+  bool extend_vocab = false;        // append the training words it lacks (tokenizer.min_count)
+};
+
 // `cfg` with the corpus's caps in place of "auto": the config a model trained on it holds.
 Config with_corpus_caps(Config cfg, const Corpus& corpus);
 
@@ -30,7 +39,10 @@ Config with_corpus_caps(Config cfg, const Corpus& corpus);
 // documents' weights.
 // The vocabulary: words seen tokenizer.min_count times in train (most frequent first), then
 // `vector_words` (words with a pretrained vector, in the order given) not already in it,
-// at most tokenizer.max_vocab entries in all.
-Corpus load_corpus(const Config& cfg, const std::vector<std::string>& vector_words = {});
+// at most tokenizer.max_vocab entries in all. With a `base`, its words come first instead,
+// then (extend_vocab) the training words; its labels replace the training labels when they
+// hold all of them.
+Corpus load_corpus(const Config& cfg, const std::vector<std::string>& vector_words = {},
+                   const CorpusBase* base = nullptr);
 
 }  // namespace han

@@ -7,6 +7,7 @@
 // a second pretraining would not even give the same vectors).
 #include "han/core/config.h"
 #include "han/embed/word_vectors.h"
+#include "han/infer/classifier.h"
 #include "han/text/corpus.h"
 #include "han/train/run_folder.h"
 
@@ -17,7 +18,8 @@ WordVectors pretrain_vectors(const Config& cfg);
 
 // The corpus han train trains on: load_corpus(run.config), its vocabulary extended with the
 // words of the vectors when the run pretrains: `pretrained` for a new run, the run's
-// vectors.txt for a resumed one.
-Corpus load_training_corpus(const PreparedRun& run, const WordVectors* pretrained);
+// vectors.txt for a resumed one. A run from a model (`parent`, trainer.init) keeps its
+// vocabulary and labels (see CorpusBase).
+Corpus load_training_corpus(const PreparedRun& run, const WordVectors* pretrained, const Classifier* parent = nullptr);
 
 }  // namespace han

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "han/core/config.h"
+#include "han/infer/classifier.h"
 #include "han/text/corpus.h"
 #include "han/nn/model.h"
 #include "han/train/collective.h"
@@ -39,6 +40,8 @@ struct TrainOptions {
   // Each rank takes its share of every batch's shards and of the dev batches; rank 0 alone
   // writes output_dir; a stop requested of any rank stops every rank at the same step.
   Collective* job = nullptr;
+  // trainer.init's model (train/init_model.h): a new run starts from its parameters.
+  const Classifier* parent = nullptr;
 };
 
 struct TrainResult {

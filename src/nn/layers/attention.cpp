@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "han/core/error.h"
+#include "han/nn/kernels.h"
 #include "han/nn/layers/linear.h"
 
 namespace han {
@@ -86,8 +87,8 @@ Matrix attention_forward(const AttentionParams& p, const Matrix& h, const Matrix
   c.pooling = pooling;
   if (pooling == Pooling::attention) {
     c.u.resize(p.W.rows(), h.cols());
-    c.u.noalias() = p.W * h;
-    c.u = (c.u.colwise() + p.b.col(0)).array().tanh();
+    gemm(p.W, Op::plain, h, Op::plain, c.u);
+    bias_tanh(c.u, p.b);
     c.pad_u = p.b.array().tanh();
     const RowVector real_scores = p.ctx.col(0).transpose() * c.u;  // (1, T)
     const Scalar pad_score = p.ctx.col(0).dot(c.pad_u.col(0));
@@ -135,9 +136,9 @@ Matrix attention_backward(const AttentionParams& p, const AttentionCache& c, con
   // score = ctx · u, u = tanh(W h + b)
   g.ctx.col(0).noalias() += c.u * d_real.transpose();
   const Matrix d_pre = (p.ctx.col(0) * d_real).array() * (1 - c.u.array().square());  // (A, T)
-  g.W.noalias() += d_pre * c.h.transpose();
+  gemm(d_pre, Op::plain, c.h, Op::transposed, g.W, true);
   g.b.col(0) += d_pre.rowwise().sum();
-  dh.noalias() += p.W.transpose() * d_pre;
+  gemm(p.W, Op::transposed, d_pre, Op::plain, dh, true);
   // Padded positions: score = ctx · tanh(b).
   if (d_pad != 0) {
     g.ctx += d_pad * c.pad_u;

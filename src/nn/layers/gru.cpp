@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "han/core/error.h"
+#include "han/nn/kernels.h"
 #include "han/nn/layers/linear.h"
 
 namespace han {
@@ -79,19 +80,13 @@ void gru_forward(const GruParams& p, const Packing& pk, const GruDirection& dir,
       gh_n.colwise() = p.b_hh.col(0).tail(H);
     } else {
       hp = c.h.middleCols(pk.offset[t - 1], a);
-      g.topRows(2 * H).noalias() += U_rz * hp;
-      gh_n.noalias() = U_n * hp;
+      gemm(U_rz, Op::plain, hp, Op::plain, g.topRows(2 * H), true);
+      gemm(U_n, Op::plain, hp, Op::plain, gh_n);
       gh_n.colwise() += p.b_hh.col(0).tail(H);
     }
-    auto r = c.r.middleCols(k, a);
-    auto z = c.z.middleCols(k, a);
-    auto n = c.n.middleCols(k, a);
-    r = g.topRows(H).array().logistic();
-    z = g.middleRows(H, H).array().logistic();
-    n = (g.bottomRows(H).array() + r.array() * gh_n.array()).tanh();
+    gru_gates(g, gh_n, hp, c.r.middleCols(k, a), c.z.middleCols(k, a), c.n.middleCols(k, a), c.h.middleCols(o, a));
     if (c.keep_for_backward) c.gh_n.middleCols(o, a) = gh_n;
-    auto h = c.h.middleCols(o, a);
-    h = (1 - z.array()) * n.array() + z.array() * hp.array();
+    const auto h = c.h.middleCols(o, a);
     for (Index j = 0; j < a; ++j) states.col(dir.source[o + j]).segment(dir.state_row, H) = h.col(j);
   }
 }
@@ -125,7 +120,7 @@ void gru_backward(const GruParams& p, const Packing& pk, const GruDirection& dir
     dhh.topRows(H) = dnt.array() * c.gh_n.middleCols(o, a).array() * r * (1 - r);
     dhh.bottomRows(H) = dnt.array() * r;
     carry.leftCols(a) = dht.array() * z;
-    if (t > 0) carry.leftCols(a).noalias() += p.U.transpose() * dhh;
+    if (t > 0) gemm(p.U, Op::transposed, dhh, Op::plain, carry.leftCols(a), true);
     // The input side's r, z pre-activation gradients equal the recurrent side's.
     for (Index j = 0; j < a; ++j) {
       auto col = d_gates.col(dir.source[o + j]).segment(dir.gate_row, 3 * H);
@@ -133,7 +128,7 @@ void gru_backward(const GruParams& p, const Packing& pk, const GruDirection& dir
       col.tail(H) = dnt.col(j);
     }
   }
-  g.U.noalias() += c.dgh * c.h_prev.transpose();
+  gemm(c.dgh, Op::plain, c.h_prev, Op::transposed, g.U, true);
   g.b_hh += c.dgh.rowwise().sum();
 }
 
@@ -168,7 +163,7 @@ Matrix bigru_input_table(const BiGruParams& p, const Matrix& inputs) {
   bias.middleRows(0, 2 * H) += p.fwd.b_hh.topRows(2 * H);
   bias.middleRows(3 * H, 2 * H) += p.bwd.b_hh.topRows(2 * H);
   Matrix gates(6 * H, inputs.cols());
-  gates.noalias() = stacked(p.fwd.W, p.bwd.W) * inputs;
+  gemm(stacked(p.fwd.W, p.bwd.W), Op::plain, inputs, Op::plain, gates);
   gates.colwise() += bias.col(0);
   return gates;
 }
@@ -220,13 +215,15 @@ Matrix bigru_backward(const BiGruParams& p, BiGruCache& c, const Matrix& x, cons
   gru_backward(p.fwd, pk, {pk.forward_source, pk.forward_source, 0, 0}, c.fwd, d_out, d_gates, g.fwd);
   gru_backward(p.bwd, pk, {pk.backward_source, pk.backward_source, 3 * H, H}, c.bwd, d_out, d_gates, g.bwd);
   Matrix dw(6 * H, x.rows());
-  dw.noalias() = d_gates * x.transpose();
+  gemm(d_gates, Op::plain, x, Op::transposed, dw);
   g.fwd.W += dw.topRows(3 * H);
   g.bwd.W += dw.bottomRows(3 * H);
   const Vector db = d_gates.rowwise().sum();
   g.fwd.b_ih.col(0) += db.head(3 * H);
   g.bwd.b_ih.col(0) += db.tail(3 * H);
-  return stacked(p.fwd.W, p.bwd.W).transpose() * d_gates;
+  Matrix dx(x.rows(), T);
+  gemm(stacked(p.fwd.W, p.bwd.W), Op::transposed, d_gates, Op::plain, dx);
+  return dx;
 }
 
 }  // namespace han

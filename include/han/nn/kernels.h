@@ -1,0 +1,40 @@
+#pragma once
+// The matrix kernels the layers spend their time in: GEMM, the GRU gates, attention's
+// tanh. A native build (HAN_NATIVE=ON) holds one variant, compiled for the build machine.
+// A portable build holds "generic" (baseline x86-64) and, on x86-64, "avx2" (x86-64-v3) and
+// "avx512" (x86-64-v4), and uses the best one the CPU runs, picked at the first call.
+// HAN_CPU=<variant> forces one (a variant this build lacks or this CPU cannot run is an
+// Error naming it).
+#include <string>
+#include <vector>
+
+#include "han/core/types.h"
+#include "han/nn/kernels/variant.h"
+
+namespace han {
+
+using MatrixView = Eigen::Ref<Matrix, 0, Eigen::OuterStride<>>;
+using ConstMatrixView = Eigen::Ref<const Matrix, 0, Eigen::OuterStride<>>;
+
+enum class Op { plain, transposed };
+
+// c = op_a(a) op_b(b), or c += ... when accumulate.
+void gemm(const ConstMatrixView& a, Op op_a, const ConstMatrixView& b, Op op_b, MatrixView c, bool accumulate = false);
+
+// One GRU step (see kernels::GruGateArgs): g (3H, a), gh_n and h_prev (H, a) in; r, z, n, h (H, a) out.
+void gru_gates(const ConstMatrixView& g, const ConstMatrixView& gh_n, const ConstMatrixView& h_prev, MatrixView r,
+               MatrixView z, MatrixView n, MatrixView h);
+
+// u = tanh(u + bias), bias (rows, 1) added to every column.
+void bias_tanh(MatrixView u, const Matrix& bias);
+
+// The variant in use: its name and functions (picked on the first call).
+const kernels::KernelTable& active_kernels();
+
+// The variants this build holds, comma-separated, in order of preference (last = best).
+std::string kernel_variants();
+
+// Every variant of this build that this CPU runs (tests compare them).
+std::vector<kernels::KernelTable> runnable_kernels();
+
+}  // namespace han

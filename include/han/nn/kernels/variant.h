@@ -1,0 +1,61 @@
+#pragma once
+// One instruction-set variant of the matrix kernels (src/nn/kernels/variant.cpp, compiled
+// once per variant with its own -march and its own name for Eigen's namespace, so the Eigen
+// code of one variant can never stand in for another's at link time). The interface is
+// plain pointers and sizes: no Eigen type crosses it. Column-major; ld* = column strides.
+namespace han::kernels {
+
+// C (m x n) = op(A) op(B), plus C when accumulate. op(A) is m x k (A itself k x m when
+// a_transposed), op(B) is k x n.
+struct GemmArgs {
+  long m = 0, n = 0, k = 0;
+  const float* a = nullptr;
+  long lda = 0;
+  bool a_transposed = false;
+  const float* b = nullptr;
+  long ldb = 0;
+  bool b_transposed = false;
+  float* c = nullptr;
+  long ldc = 0;
+  bool accumulate = false;
+};
+
+// One GRU step's gates for `a` sequences of hidden size H (PyTorch's equations):
+// r = σ(g_r), z = σ(g_z), n = tanh(g_n + r ∘ gh_n), h = (1 - z) ∘ n + z ∘ h_prev.
+struct GruGateArgs {
+  long hidden = 0, active = 0;
+  const float* g = nullptr;     // (3H, a): rows [r; z; n] pre-activations (input side, r and z with U h_prev)
+  long ldg = 0;
+  const float* gh_n = nullptr;  // (H, a): U_n h_prev + b_hn
+  long ldgh = 0;
+  const float* h_prev = nullptr;  // (H, a)
+  long ldh_prev = 0;
+  float *r = nullptr, *z = nullptr, *n = nullptr;  // (H, a) each
+  long ldr = 0, ldz = 0, ldn = 0;
+  float* h = nullptr;  // (H, a)
+  long ldh = 0;
+};
+
+// u (rows x cols) = tanh(u + bias), the bias added to every column.
+struct BiasTanhArgs {
+  long rows = 0, cols = 0;
+  float* u = nullptr;
+  long ldu = 0;
+  const float* bias = nullptr;
+};
+
+struct KernelTable {
+  const char* name;
+  void (*gemm)(const GemmArgs&);
+  void (*gru_gates)(const GruGateArgs&);
+  void (*bias_tanh)(const BiasTanhArgs&);
+};
+
+// The variants; a build compiles in "native" (HAN_NATIVE=ON), or "generic" and, on x86-64,
+// "avx2" (x86-64-v3) and "avx512" (x86-64-v4).
+KernelTable kernels_native();
+KernelTable kernels_generic();
+KernelTable kernels_avx2();
+KernelTable kernels_avx512();
+
+}  // namespace han::kernels

@@ -1,0 +1,92 @@
+#include "han/train/init_model.h"
+
+#include <spdlog/spdlog.h>
+
+#include <map>
+
+#include "han/core/error.h"
+#include "han/nn/model.h"
+
+namespace han {
+namespace {
+
+using nlohmann::json;
+
+// The settings that shape the parameters or the vocabulary: a run from a model cannot change them.
+const std::pair<const char*, const char*> kArchitectureKeys[] = {
+    {"model", "embedding_dim"}, {"model", "word_hidden"}, {"model", "sentence_hidden"}, {"model", "attention_dim"},
+    {"model", "mask"},          {"model", "pooling"},     {"tokenizer", "lowercase"},  {"tokenizer", "version"}};
+
+bool sets_key(const json& given, const std::string& section, const std::string& key) {
+  if (!given.is_object() || !given.contains(section)) return false;
+  const json& s = given.at(section);
+  return s.is_object() && s.contains(key);
+}
+
+void refuse_changed_architecture(const json& wanted, const json& given, const json& parent_cfg,
+                                 const std::string& parent_path,
+                                 const std::function<std::string(const std::string&)>& origin) {
+  for (const auto& [section, key] : kArchitectureKeys) {
+    if (!sets_key(given, section, key) || wanted[section][key] == parent_cfg[section][key]) continue;
+    const std::string path = std::string(section) + "." + key;
+    throw Error(origin(path) + ": " + path + " is " + wanted[section][key].dump() + ", but the model it starts from (" +
+                parent_path + ") has " + parent_cfg[section][key].dump() +
+                ": a model trained further keeps its architecture; leave " + path + " out");
+  }
+}
+
+std::string joined(const std::vector<std::string>& items) {
+  std::string out;
+  for (const std::string& s : items) out += (out.empty() ? "" : ", ") + s;
+  return out;
+}
+
+}  // namespace
+
+std::optional<Classifier> load_init_model(const Config& cfg) {
+  if (cfg.trainer.init.empty()) return std::nullopt;
+  return load_classifier(cfg.trainer.init);
+}
+
+Config inherit_from_parent(const Config& cfg, const json& given, const Classifier& parent,
+                           const std::function<std::string(const std::string&)>& origin) {
+  if (!cfg.model.embeddings.empty())
+    throw Error(origin("model.embeddings") + ": model.embeddings: a run that starts from a model (trainer.init, --init) "
+                "takes that model's embeddings; leave model.embeddings out (trainer.extend_vocab=true gives new words "
+                "fresh ones)");
+  const json parent_cfg = config_to_json(parent.config);
+  json merged = config_to_json(cfg);
+  refuse_changed_architecture(merged, given, parent_cfg, cfg.trainer.init, origin);
+  for (const char* section : {"tokenizer", "model"})
+    for (const auto& [key, value] : parent_cfg[section].items())
+      if (key != "embeddings" && !sets_key(given, section, key)) merged[section][key] = value;
+  return config_from_json(merged, cfg.trainer.init + " (config)");
+}
+
+CorpusBase corpus_base(const Classifier& parent, const Config& cfg) {
+  return {parent.vocab.words(), parent.labels, cfg.trainer.extend_vocab};
+}
+
+void start_from_parent(Classifier& model, const Classifier& parent) {
+  const bool same_labels = model.labels == parent.labels;
+  std::map<std::string, const Matrix*> from;
+  HanParams::fields(parent.params, [&](const std::string& name, const Matrix& m) { from[name] = &m; });
+  HanParams::fields(model.params, [&](const std::string& name, Matrix& m) {
+    const Matrix& p = *from.at(name);
+    if (name == "embedding.table") {  // the parent's words first, the new words' columns stay fresh
+      HAN_ASSERT(p.rows() == m.rows() && p.cols() <= m.cols());
+      m.leftCols(p.cols()) = p;
+    } else if (same_labels || name.rfind("output.", 0) != 0) {
+      HAN_ASSERT(p.rows() == m.rows() && p.cols() == m.cols());
+      m = p;
+    }
+  });
+  if (same_labels)
+    spdlog::info("init: starting from {}, same labels ({}): training it further, output layer included",
+                 model.config.trainer.init, joined(model.labels));
+  else
+    spdlog::info("init: starting from {}, new labels ({}; the model had {}): a fresh output layer, every other layer "
+                 "kept", model.config.trainer.init, joined(model.labels), joined(parent.labels));
+}
+
+}  // namespace han

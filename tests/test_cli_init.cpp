@@ -1,0 +1,225 @@
+// han train --init MODEL, as a user meets it: a model trained on one slice of data is
+// trained further on a second slice (same labels) or fine-tuned for new labels (a fresh
+// output layer, the vocabulary optionally extended), and the result is a model like any
+// other. The slices are synthetic so that what each model can know is clear: in slice A
+// the label follows "good"/"bad", in slice B "red"/"blue" (each slice carries the other's
+// cue words as noise, so both are in A's vocabulary), in slice C three new labels follow
+// three words A never saw.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "han/train/trainer.h"
+#include "support/bundled.h"
+#include "support/paths.h"
+#include "support/run.h"
+#include "support/signal_run.h"
+
+using namespace han::test;
+
+namespace {
+
+struct Slice {
+  std::vector<std::string> labels, cues, noise;  // cues[i] marks labels[i]
+};
+
+const Slice kSliceA{{"neg", "pos"}, {"bad", "good"}, {"blue", "red"}};
+const Slice kSliceB{{"neg", "pos"}, {"blue", "red"}, {"bad", "good"}};
+const Slice kSliceC{{"x", "y", "z"}, {"alpha", "beta", "gamma"}, {"bad", "good", "blue", "red"}};
+
+// `n` jsonl documents of `slice`: two sentences of filler words with the label's cue and a
+// noise word at random places.
+std::string slice_jsonl(const Slice& slice, int n, unsigned seed) {
+  static const std::vector<std::string> filler = {"the", "film", "was", "a", "story", "about", "people", "in",
+                                                  "town", "with", "music", "and", "long", "scenes", "of", "rain"};
+  std::mt19937 rng(seed);
+  auto pick = [&rng](const std::vector<std::string>& v) { return v[rng() % v.size()]; };
+  std::string out;
+  for (int d = 0; d < n; ++d) {
+    const std::size_t label = rng() % slice.labels.size();
+    std::vector<std::string> words;
+    for (int w = 0; w < 12; ++w) words.push_back(pick(filler));
+    words[rng() % words.size()] = slice.cues[label];
+    words[rng() % words.size()] = pick(slice.noise);
+    std::string text;
+    for (int w = 0; w < 12; ++w) text += words[w] + (w == 5 ? ". " : w == 11 ? "." : " ");
+    out += nlohmann::json{{"label", slice.labels[label]}, {"text", text}}.dump() + "\n";
+  }
+  return out;
+}
+
+// Writes <name>_train/_dev/_test.jsonl of a slice into `dir`.
+void write_slice(const TempDir& dir, const std::string& name, const Slice& slice, unsigned seed) {
+  dir.write(name + "_train.jsonl", slice_jsonl(slice, 400, seed));
+  dir.write(name + "_dev.jsonl", slice_jsonl(slice, 100, seed + 1));
+  dir.write(name + "_test.jsonl", slice_jsonl(slice, 200, seed + 2));
+}
+
+// A config for slice `name`; `model` is its model section ("" = none: taken from --init).
+std::string write_config(const TempDir& dir, const std::string& name, const std::string& model) {
+  nlohmann::json cfg = {
+      {"data", {{"train", name + "_train.jsonl"}, {"dev", name + "_dev.jsonl"}, {"test", name + "_test.jsonl"}}},
+      {"tokenizer", {{"min_count", 2}}},
+      {"optimizer", {{"lr", 0.01}}},
+      {"trainer", {{"epochs", 5}, {"patience", 0}, {"threads", 1}}}};
+  if (!model.empty()) cfg["model"] = nlohmann::json::parse(model);
+  return dir.write("cfg_" + name + ".json", cfg.dump());
+}
+
+const std::string kTinyModel = R"({"embedding_dim": 16, "word_hidden": 8, "sentence_hidden": 8, "attention_dim": 16})";
+
+RunResult train(const std::string& args) {
+  const RunResult r = run(han_cmd("train " + args));
+  INFO(args << "\n" << r.err);
+  REQUIRE(r.exit_code == 0);
+  return r;
+}
+
+double accuracy(const std::string& model, const std::string& data) {
+  const RunResult r = run(han_cmd("eval --model " + model + " --data " + data + " --format json"));
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  return nlohmann::json::parse(r.out).at("accuracy").get<double>();
+}
+
+nlohmann::json info(const std::string& model) {
+  const RunResult r = run(han_cmd("info --json --model " + model));
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  return nlohmann::json::parse(r.out);
+}
+
+bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+// Slice A's model, trained in `dir`/a.
+std::string train_parent(const TempDir& dir) {
+  write_slice(dir, "a", kSliceA, 1);
+  train("--config " + write_config(dir, "a", kTinyModel) + " --output " + dir.file("a"));
+  return dir.file("a/model.han");
+}
+
+void check_refused(const RunResult& r, const std::vector<std::string>& parts) {
+  INFO(r.err);
+  CHECK(r.exit_code == 2);
+  CHECK(r.out.empty());
+  CHECK(lines_of(r.err).size() == 1);
+  for (const std::string& p : parts) CHECK(has(r.err, p));
+}
+
+}  // namespace
+
+TEST_CASE("train --init trains a model further on a second slice: it beats its parent there and is a model like any other",
+          "[cli][init]") {
+  const TempDir dir;
+  const std::string parent = train_parent(dir);
+  write_slice(dir, "b", kSliceB, 11);
+  // No model section: the architecture and the tokenizer settings come from the parent.
+  const RunResult r = train("--config " + write_config(dir, "b", "") + " --init " + parent + " --output " + dir.file("b"));
+  CHECK(has(r.err, "init: starting from " + parent + ", same labels (neg, pos): training it further"));
+  CHECK(has(r.err, "vocabulary: the model's"));
+  const std::string child = dir.file("b/model.han");
+  const double before = accuracy(parent, dir.file("b_test.jsonl"));
+  const double after = accuracy(child, dir.file("b_test.jsonl"));
+  INFO("parent " << before << ", fine-tuned " << after << " on slice B's test part");
+  CHECK(before < 0.75);
+  CHECK(after > 0.9);
+  CHECK(after > before + 0.2);
+
+  const nlohmann::json child_info = info(child);
+  CHECK(child_info.at("parent") == parent);
+  CHECK(child_info.at("vocabulary_size") == info(parent).at("vocabulary_size"));
+  CHECK(child_info.at("config").at("model").at("word_hidden") == 8);
+  CHECK(has(run(han_cmd("info --model " + child)).out, "parent model"));
+  const RunResult explained =
+      run(han_cmd("predict --model " + child + " --format json --explain"), "the film was red. music and rain.\n");
+  INFO(explained.err);
+  REQUIRE(explained.exit_code == 0);
+  const nlohmann::json line = nlohmann::json::parse(explained.out);
+  CHECK(line.at("label") == "pos");
+  CHECK(line.contains("attention"));
+}
+
+TEST_CASE("train --init with new labels gets a fresh output layer and trainer.extend_vocab adds the new words",
+          "[cli][init]") {
+  const TempDir dir;
+  const std::string parent = train_parent(dir);
+  write_slice(dir, "c", kSliceC, 21);
+  const std::string config = write_config(dir, "c", "");
+  const RunResult extended = train("--config " + config + " --init " + parent + " --output " + dir.file("c_ext") +
+                                   " --set trainer.extend_vocab=true");
+  CHECK(has(extended.err, "new labels (x, y, z; the model had neg, pos): a fresh output layer, every other layer kept"));
+  CHECK(has(extended.err, "new words of train with fresh embeddings"));
+  const RunResult kept = train("--config " + config + " --init " + parent + " --output " + dir.file("c_kept"));
+  CHECK(has(kept.err, "words of train it lacks read as <unk> (trainer.extend_vocab=true adds them)"));
+
+  const auto parent_words = info(parent).at("vocabulary_size").get<int>();
+  CHECK(info(dir.file("c_ext/model.han")).at("vocabulary_size").get<int>() == parent_words + 3);  // alpha, beta, gamma
+  CHECK(info(dir.file("c_kept/model.han")).at("vocabulary_size").get<int>() == parent_words);
+  CHECK(info(dir.file("c_ext/model.han")).at("labels") == nlohmann::json{"x", "y", "z"});
+  // The new labels' cue words are new: only the extended vocabulary can read them.
+  const double with_words = accuracy(dir.file("c_ext/model.han"), dir.file("c_test.jsonl"));
+  const double without = accuracy(dir.file("c_kept/model.han"), dir.file("c_test.jsonl"));
+  INFO("extended " << with_words << ", kept " << without);
+  CHECK(with_words > 0.75);
+  CHECK(with_words > without + 0.3);
+  CHECK(without < 0.6);
+}
+
+TEST_CASE("train --init refuses a contradicting architecture key or a checkpoint and so do --resume and ablate: one line each",
+          "[cli][init]") {
+  const TempDir dir;
+  const std::string parent = train_parent(dir);
+  write_slice(dir, "b", kSliceB, 11);
+  const std::string config = write_config(dir, "b", "");
+  check_refused(run(han_cmd("train --config " + config + " --init " + parent + " --output " + dir.file("o") +
+                            " --set model.embedding_dim=32")),
+                {"--set model.embedding_dim=32: model.embedding_dim is 32, but the model it starts from (" + parent +
+                     ") has 16", "keeps its architecture; leave model.embedding_dim out"});
+  // The same key in the config file is named by the file; an equal value is fine.
+  const std::string clash = write_config(dir, "b_clash", R"({"mask": "none", "embedding_dim": 16})");
+  check_refused(run(han_cmd("train --config " + clash + " --init " + parent + " --output " + dir.file("o"))),
+                {clash + ": model.mask is \"none\"", "has \"renorm\""});
+  CHECK(!std::filesystem::exists(dir.file("o/config.json")));
+
+  han::Config cfg = bundled_config(4, 1);
+  han::Corpus corpus = han::load_corpus(cfg);
+  corpus.train.resize(100);
+  han::TrainOptions options;
+  options.output_dir = dir.file("interrupted");
+  std::filesystem::create_directories(options.output_dir);
+  int steps = 0;
+  options.stop_requested = [&] { return ++steps > 1; };
+  REQUIRE(han::train_model(cfg, corpus, options).interrupted);
+  check_refused(run(han_cmd("train --config " + config + " --init " + dir.file("interrupted/checkpoint.han") +
+                            " --output " + dir.file("o"))),
+                {"this is a training checkpoint, not a model", "han train --resume " + dir.file("interrupted")});
+
+  check_refused(run(han_cmd("train --resume " + dir.file("interrupted") + " --init " + parent)),
+                {"--resume continues a run as it was configured: it takes no --set, --seeds, --init"});
+  check_refused(run(han_cmd("ablate --config " + config + " --set trainer.init=" + parent + " --output " +
+                            dir.file("ablate"))),
+                {"trainer.init: han ablate trains every variant from scratch"});
+}
+
+TEST_CASE("an interrupted train --init run resumes to the model an uninterrupted one gives", "[cli][init]") {
+  const TempDir dir;
+  const std::string parent = train_parent(dir);
+  write_slice(dir, "b", kSliceB, 11);
+  const std::string args = "--config " + write_config(dir, "b", "") + " --init " + parent +
+                           " --set trainer.epochs=20 --set trainer.extend_vocab=true --output ";
+  train(args + dir.file("whole"));
+  const RunResult stopped = run_and_signal("train " + args + dir.file("cut"), "epoch 1/", "INT", dir.file("err"));
+  INFO(stopped.err);
+  REQUIRE(stopped.exit_code == 130);
+  const RunResult resumed = run(han_cmd("train --resume " + dir.file("cut")));
+  INFO(resumed.err);
+  REQUIRE(resumed.exit_code == 0);
+  const std::string text = slurp(dir.file("b_test.jsonl"));
+  const std::string predict = "predict --format json --data-format jsonl --model ";
+  CHECK(run(han_cmd(predict + dir.file("cut/model.han")), text).out ==
+        run(han_cmd(predict + dir.file("whole/model.han")), text).out);
+}
