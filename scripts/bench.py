@@ -80,7 +80,8 @@ def han_train(args, d, threads, strategy="bucket", epochs=1, seed=1):
     ev_out, _, ev_rss = peak_rss([args.han, "eval", "--json", "--threads", str(threads), "--model",
                                   os.path.join(out_dir, "model.han"), "--data", d["predict"]])
     ev = json.loads(ev_out)
-    return {"impl": "han", "threads": threads, "strategy": strategy, "seed": seed,
+    e2e = han_predict_end_to_end(args, os.path.join(out_dir, "model.han"), d["predict"], threads)
+    return {"impl": "han", "predict_e2e_docs_per_s": e2e, "threads": threads, "strategy": strategy, "seed": seed,
             "train_tokens_per_s": e["tokens_per_second"], "train_docs_per_s": e["docs_per_second"],
             "train_seconds": train_seconds, "padding_fraction": e["padding_fraction"],
             "predict_tokens_per_s": ev["tokens_per_second"], "predict_docs_per_s": ev["docs_per_second"],
@@ -88,10 +89,37 @@ def han_train(args, d, threads, strategy="bucket", epochs=1, seed=1):
             "peak_rss_mb": rss, "predict_peak_rss_mb": ev_rss, "wall_seconds": wall}
 
 
-def torch_train(args, d, threads, seed=1):
+# The reference at its best (../shared/bench/README.md): OpenBLAS free to pick its fastest
+# kernel, and glibc told to keep freed memory (han tunes its own allocator; without these
+# the reference loses about 4x to page faults on these VMs).
+REFERENCE_MALLOC = {"MALLOC_MMAP_THRESHOLD_": "4294967296", "MALLOC_TRIM_THRESHOLD_": "4294967296",
+                    "MALLOC_TOP_PAD_": "268435456"}
+
+
+def reference_env():
     env = dict(os.environ)
     env.pop("OPENBLAS_CORETYPE", None)
     env.pop("OPENBLAS_L2_SIZE", None)
+    env.update(REFERENCE_MALLOC)
+    return env
+
+
+def han_predict_end_to_end(args, model, data, threads):
+    """Documents per second of `han predict` on stdin as a user runs it: process start to exit,
+    reading, tokenizing, loading the model and writing the answers included."""
+    n = sum(1 for _ in open(data, encoding="utf-8"))
+    with open(data, "rb") as stdin:
+        t = time.perf_counter()
+        p = subprocess.run([args.han, "predict", "--model", model, "--threads", str(threads)], stdin=stdin,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        wall = time.perf_counter() - t
+    if p.returncode != 0:
+        sys.exit(f"bench: han predict failed: {p.stderr.decode()[-2000:]}")
+    return n / wall
+
+
+def torch_train(args, d, threads, seed=1):
+    env = reference_env()
     cmd = ["/usr/bin/python3", os.path.join(args.shared, "bench", "han_torch.py"), "--train", d["train"],
            "--dev", d["dev"], "--test", d["predict"], "--mask", "renorm", "--pack", "--bucket", "--epochs", "1",
            "--threads", str(threads), "--emb", "200", "--hid", "50", "--batch", "64", "--max-sents", "30",
@@ -136,6 +164,47 @@ def welch(a, b):
     return diff, diff - t975[k] * se, diff + t975[k] * se
 
 
+def hyperfine_median(commands, runs=30):
+    """Median wall seconds of each shell command, from hyperfine (warm cache, 3 warm-up runs)."""
+    out = tempfile.mktemp(suffix=".json")
+    subprocess.run(["hyperfine", "--shell=none", "--warmup", "3", "--runs", str(runs), "--export-json", out] + commands,
+                   check=True, capture_output=True)
+    return [r["median"] for r in json.load(open(out))["results"]]
+
+
+def startup(args, tmp):
+    """One-line prediction with a model of the whole 20news training split (bench settings,
+    one epoch): han vs fastText's own one-line prediction, and the peak RSS vs the file size."""
+    src = os.path.join(args.shared, "data", "20news")
+    cfg = {"data": {"train": os.path.join(src, "train.jsonl"), "dev": os.path.join(src, "dev.jsonl")},
+           "tokenizer": {"max_sentences": 30, "max_words": 50, "min_count": 2, "max_vocab": 50000},
+           "model": {"embedding_dim": 64, "word_hidden": 50, "sentence_hidden": 50, "attention_dim": 100},
+           "trainer": {"epochs": 1, "patience": 0, "threads": 2}}
+    run_dir = os.path.join(tmp, "startup_run")
+    with open(os.path.join(tmp, "startup.json"), "w") as f:
+        json.dump(cfg, f)
+    run([args.han, "train", "--config", os.path.join(tmp, "startup.json"), "--output", run_dir, "--quiet"])
+    model = os.path.join(run_dir, "model.han")
+    info = json.loads(run([args.han, "info", "--json", "--model", model])[0])
+    ft_train = os.path.join(tmp, "startup.ft.txt")
+    with open(os.path.join(src, "train.jsonl"), encoding="utf-8") as f, open(ft_train, "w", encoding="utf-8") as g:
+        for line in f:
+            r = json.loads(line)
+            g.write("__label__" + r["label"] + " " + " ".join(r["text"].split()) + "\n")
+    ft_model = os.path.join(tmp, "startup_ft")
+    run(["fasttext", "supervised", "-input", ft_train, "-output", ft_model, "-epoch", "1", "-dim", "64"])
+    one = os.path.join(tmp, "one_line.txt")
+    with open(one, "w") as f:
+        f.write("the new graphics card renders the scene faster than the old one\n")
+    han_cmd = f"{args.han} predict --model {model} {one}"
+    ft_cmd = f"fasttext predict {ft_model}.bin {one}"
+    han_s, ft_s, version_s = hyperfine_median([han_cmd, ft_cmd, f"{args.han} --version"])
+    _, _, rss = peak_rss(han_cmd.split())
+    return {"han_seconds": han_s, "fasttext_seconds": ft_s, "han_version_seconds": version_s, "han_peak_rss_mb": rss,
+            "model_mb": os.path.getsize(model) / 2**20, "fasttext_model_mb": os.path.getsize(ft_model + ".bin") / 2**20,
+            "vocabulary": info.get("vocabulary_size")}
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--build", default="build")
@@ -153,6 +222,7 @@ def main():
     gemm = json.loads(subprocess.run([os.path.join(ROOT, args.build, "han_bench_gemm")], capture_output=True,
                                      text=True, check=True).stdout)
     results["gemm"] = gemm
+    results["startup"] = startup(args, tmp)
 
     for name in args.sets.split(","):
         src = os.path.join(args.shared, "data", name)
@@ -186,6 +256,8 @@ def main():
     with open(os.path.join(ROOT, "runs", "bench-results.json"), "w") as f:
         json.dump(results, f, indent=1)
 
+    print("\nThe PyTorch reference ran with " + " ".join(f"{k}={v}" for k, v in REFERENCE_MALLOC.items()) +
+          " and OPENBLAS_CORETYPE/OPENBLAS_L2_SIZE unset (its healthy setting, ../shared/bench/README.md).")
     print(f"\nSlices: first {n_train} train documents; prediction on {n_predict} dev+test documents. "
           f"2 threads each unless stated; speed: medians over {args.reps} alternating rounds (han 2 threads, "
           f"PyTorch, han 1 thread, han random batches) and the seed runs.\n")
@@ -200,6 +272,9 @@ def main():
                                 ("peak_rss_mb", "peak RSS training (MB)", "{:.0f}")]:
             a, b = med(h, key), med(t, key)
             print(f"| {name} | {label} | {fmt.format(a)} | {fmt.format(b)} | {a / b:.2f} |")
+        a, b = med(h, "predict_e2e_docs_per_s"), med(t, "predict_docs_per_s")
+        print(f"| {name} | predict docs/s: `han predict` on stdin, whole process, vs the reference's evaluation loop "
+              f"| {a:.1f} | {b:.1f} | {a / b:.2f} |")
     print(f"\nAccuracy after one epoch, mean ± sd over seeds 1..{args.seeds}; difference han − PyTorch "
           "with a Welch 95% interval (an interval containing 0: within noise).\n")
     print("| set | split | han | PyTorch | han − PyTorch [95% CI] |")
@@ -219,6 +294,13 @@ def main():
             cells.append(f"{med(runs, 'padding_fraction'):.2f}, {med(runs, 'train_seconds'):.1f}, "
                          f"{1e6 / med(runs, 'train_tokens_per_s'):.2f}")
         print(f"| {name} | {two / one:.2f} | {cells[0]} | {cells[1]} |")
+    st = results["startup"]
+    print(f"\nStart-up: a one-line prediction, medians of 30 runs (hyperfine) with a model of the whole 20news "
+          f"training split ({st['vocabulary']} words, {st['model_mb']:.1f} MB; fastText's {st['fasttext_model_mb']:.1f} MB): "
+          f"han {1000 * st['han_seconds']:.1f} ms, fastText {1000 * st['fasttext_seconds']:.1f} ms "
+          f"(han / fastText {st['han_seconds'] / st['fasttext_seconds']:.2f}); `han --version` "
+          f"{1000 * st['han_version_seconds']:.1f} ms; han's peak RSS {st['han_peak_rss_mb']:.1f} MB "
+          f"= model + {st['han_peak_rss_mb'] - st['model_mb']:.1f} MB.")
     g = gemm
     print(f"\nGEMM (Eigen, 1 thread) at the GRU's shapes, GFLOP/s: {json.dumps(g['gemm_gflops'])}")
     print(f"Word-level biGRU forward+backward, 1 thread: {g['bigru_gflops']} GFLOP/s = "

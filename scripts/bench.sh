@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Speed and memory of han against the PyTorch HAN reference (../shared/bench/han_torch.py),
 # side by side in one run on fixed slices of ../shared/data (see scripts/bench.py).
-# Needs: scripts/setup.sh, and python3-torch python3-numpy libopenblas0-openmp from Debian.
+# Needs: scripts/setup.sh, and python3-torch python3-numpy libopenblas0-openmp hyperfine fasttext from Debian.
 # Usage: scripts/bench.sh [--quick] [--shared DIR] [--reps N]
 set -euo pipefail
 cd "$(dirname "$0")/.."
