@@ -122,7 +122,8 @@ std::string serialize_model(const nlohmann::json& header, const std::vector<Name
     put_u32(out, static_cast<std::uint32_t>(t.value.cols()));
     // Column-major order, as Eigen stores it; each float as its IEEE-754 bits (little-endian host).
     static_assert(sizeof(Scalar) == 4, "Scalar must be float32");
-    out.append(reinterpret_cast<const char*>(t.value.data()), 4 * static_cast<std::size_t>(t.value.size()));
+    if (t.value.size() > 0)
+      out.append(reinterpret_cast<const char*>(t.value.data()), 4 * static_cast<std::size_t>(t.value.size()));
   }
   put_u64(out, model_checksum(kModelFormatVersion, out.data(), out.size()));
   return out;
@@ -145,7 +146,7 @@ class MemorySource : public ByteSource {
   explicit MemorySource(std::string_view bytes) : bytes_(bytes) {}
   std::size_t remaining() const override { return bytes_.size() - pos_; }
   void read(char* dst, std::size_t n) override {
-    std::memcpy(dst, bytes_.data() + pos_, n);
+    if (n > 0) std::memcpy(dst, bytes_.data() + pos_, n);
     pos_ += n;
   }
 
@@ -229,6 +230,7 @@ class ModelParser {
   }
 
   void take(char* dst, std::size_t n) {
+    if (n == 0) return;  // an empty tensor's storage is null: no memcpy/fread of nothing into it
     src_.read(dst, n);
     hash_->update(dst, n);
   }
