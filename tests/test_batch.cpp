@@ -11,7 +11,7 @@ TEST_CASE("a batch pads to its longest document and sentence and counts padding"
   docs[1].sentences = {{6}};
   docs[0].label = 1;
   docs[1].label = 0;
-  const Batch b = make_batch(docs, {0, 1});
+  const Batch b = make_batch(Documents(docs), {0, 1});
   CHECK(b.max_sentences() == 2);
   CHECK(b.max_words() == 3);
   CHECK(b.real_tokens == 5);
@@ -22,7 +22,7 @@ TEST_CASE("a batch pads to its longest document and sentence and counts padding"
   CHECK(b.sentence_mask(1, 1) == 0);
   CHECK(b.labels == std::vector<std::int32_t>{1, 0});
   // Shards keep the whole batch's padded shape.
-  const std::vector<Batch> shards = make_shards(docs, {0, 1}, 2);
+  const std::vector<Batch> shards = make_shards(Documents(docs), {0, 1}, 2);
   REQUIRE(shards.size() == 2);
   CHECK(shards[1].max_sentences() == 2);
   CHECK(shards[1].max_words() == 3);
@@ -37,12 +37,12 @@ TEST_CASE("shards split a batch by real tokens, every document once and in order
     for (const Batch& b : shards) out.push_back(b.size());
     return out;
   };
-  CHECK(sizes(make_shards(docs, {0, 1, 2, 3, 4, 5}, 2)) == std::vector<Index>{1, 5});
-  CHECK(sizes(make_shards(docs, {1, 2, 3, 4, 5, 0}, 2)) == std::vector<Index>{5, 1});
-  CHECK(sizes(make_shards(docs, {1, 2, 3, 4}, 2)) == std::vector<Index>{2, 2});
-  CHECK(sizes(make_shards(docs, {0, 1}, 3)) == std::vector<Index>{1, 1});  // never an empty shard
-  CHECK(sizes(make_shards(docs, {0, 1, 2}, 3)) == std::vector<Index>{1, 1, 1});
-  const std::vector<Batch> shards = make_shards(docs, {3, 0, 5}, 2);
+  CHECK(sizes(make_shards(Documents(docs), {0, 1, 2, 3, 4, 5}, 2)) == std::vector<Index>{1, 5});
+  CHECK(sizes(make_shards(Documents(docs), {1, 2, 3, 4, 5, 0}, 2)) == std::vector<Index>{5, 1});
+  CHECK(sizes(make_shards(Documents(docs), {1, 2, 3, 4}, 2)) == std::vector<Index>{2, 2});
+  CHECK(sizes(make_shards(Documents(docs), {0, 1}, 3)) == std::vector<Index>{1, 1});  // never an empty shard
+  CHECK(sizes(make_shards(Documents(docs), {0, 1, 2}, 3)) == std::vector<Index>{1, 1, 1});
+  const std::vector<Batch> shards = make_shards(Documents(docs), {3, 0, 5}, 2);
   std::int64_t tokens = 0;
   for (const Batch& b : shards) tokens += b.real_tokens;
   CHECK(tokens == 88);

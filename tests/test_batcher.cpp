@@ -18,18 +18,19 @@ TEST_CASE("bucketing groups similar lengths, skips empty documents, and is seede
   Index empty = 0;
   for (const Document& d : docs) empty += d.sentences.empty();
   REQUIRE(empty > 0);
+  const Documents list(docs);
   BatchingConfig cfg;
   cfg.batch_size = 16;
   cfg.maxi_batch = 100;
-  const Batcher bucket(docs, cfg, 9);
+  const Batcher bucket(list, cfg, 9);
   CHECK(bucket.skipped_empty() == empty);
   cfg.strategy = BatchStrategy::random;
-  const Batcher random(docs, cfg, 9);
+  const Batcher random(list, cfg, 9);
   auto padding = [&](const Batcher& b) {
     double slots = 0, real = 0;
     Index seen = 0;
     for (const BatchIndices& idx : b.epoch(1)) {
-      const Batch batch = make_batch(docs, idx);
+      const Batch batch = make_batch(list, idx);
       slots += static_cast<double>(batch.sentence_mask.size());
       real += static_cast<double>(batch.real_sentences);
       seen += batch.size();

@@ -187,7 +187,7 @@ TEST_CASE("train --init refuses a contradicting architecture key or a checkpoint
 
   han::Config cfg = bundled_config(4, 1);
   han::Corpus corpus = han::load_corpus(cfg);
-  corpus.train.resize(100);
+  corpus.train.truncate(100);
   han::TrainOptions options;
   options.output_dir = dir.file("interrupted");
   std::filesystem::create_directories(options.output_dir);

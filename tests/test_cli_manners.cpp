@@ -56,7 +56,7 @@ TEST_CASE("a training checkpoint given as a model is named as one, with the resu
   TempDir dir;
   han::Config cfg = bundled_config(4, 1);
   han::Corpus corpus = han::load_corpus(cfg);
-  corpus.train.resize(100);
+  corpus.train.truncate(100);
   han::TrainOptions options;
   options.output_dir = dir.file("run");
   std::filesystem::create_directories(options.output_dir);

@@ -114,8 +114,8 @@ TEST_CASE("log level debug adds per-batch shapes, reading and scoring times, and
       ++steps;
   CHECK(steps == 38);  // 1200 documents in batches of 32
   CHECK(has(debug.err, "han: reading train data from " + f.data));
-  CHECK(has(debug.err, "han: train data: 1200 documents read in "));
-  CHECK(has(debug.err, "han: dev data: 500 documents tokenized and encoded in "));
+  CHECK(has(debug.err, "han: train data: 1200 documents read and tokenized in "));
+  CHECK(has(debug.err, "han: dev data: 500 documents read and encoded in "));
   CHECK(has(debug.err, "han: epoch 1: dev scoring took "));
   CHECK(json::parse(debug.out)["best_epoch"] == 1);
   CHECK_FALSE(has(info.err, "B x S x W"));

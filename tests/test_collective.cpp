@@ -102,20 +102,25 @@ TEST_CASE("ranks whose binary, config or data differ from rank 0's are refused, 
 TEST_CASE("the data hash tells corpora apart by a single word id, label or word", "[collective]") {
   Corpus corpus;
   corpus.labels = {"neg", "pos"};
-  corpus.train.resize(2);
-  corpus.train[0].label = 1;
-  corpus.train[0].sentences = {{1, 2}, {3}};
-  corpus.train[1].label = 0;
-  corpus.train[1].sentences = {{4}};
+  std::vector<Document> train(2);
+  train[0].label = 1;
+  train[0].sentences = {{1, 2}, {3}};
+  train[1].label = 0;
+  train[1].sentences = {{4}};
+  corpus.train = Documents(train);
   const Config cfg;
   const RankInputs base = hash_rank_inputs("han 0.1.0", cfg, corpus);
   CHECK(hash_rank_inputs("han 0.1.0", cfg, corpus).data == base.data);
   CHECK(hash_rank_inputs("han 0.1.1", cfg, corpus).binary != base.binary);
   Corpus moved = corpus;  // the same ids, sentences cut elsewhere
-  moved.train[0].sentences = {{1}, {2, 3}};
+  std::vector<Document> cut = train;
+  cut[0].sentences = {{1}, {2, 3}};
+  moved.train = Documents(cut);
   CHECK(hash_rank_inputs("han 0.1.0", cfg, moved).data != base.data);
   Corpus relabelled = corpus;
-  relabelled.train[1].label = 1;
+  std::vector<Document> other_labels = train;
+  other_labels[1].label = 1;
+  relabelled.train = Documents(other_labels);
   CHECK(hash_rank_inputs("han 0.1.0", cfg, relabelled).data != base.data);
   Config other = cfg;
   other.trainer.seed += 1;

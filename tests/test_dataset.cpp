@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "han/text/dataset.h"
+#include "han/text/encoding.h"
 #include "han/core/error.h"
 
 namespace fs = std::filesystem;
@@ -275,14 +276,14 @@ TEST_CASE("dataset: collect_labels, encode and unknown labels", "[dataset]") {
   const auto docs = han::encode_all(xs, tokenizer, vocab, labels);
   REQUIRE(docs.size() == 4);
   CHECK(docs[0].label == 1);
-  CHECK(docs[0].sentences == std::vector<std::vector<std::int32_t>>{{2, 3}, {1, 2, 5}});
+  CHECK(docs[0].sentences.ids() == std::vector<std::vector<std::int32_t>>{{2, 3}, {1, 2, 5}});
   CHECK(docs[0].tokens() == 5);
   CHECK(docs[1].label == 0);
-  CHECK(docs[1].sentences == std::vector<std::vector<std::int32_t>>{{4, 1}});
+  CHECK(docs[1].sentences.ids() == std::vector<std::vector<std::int32_t>>{{4, 1}});
   CHECK(docs[2].label == -1);
   CHECK(docs[2].sentences.empty());
   CHECK(docs[2].tokens() == 0);
-  CHECK(docs[3].sentences == std::vector<std::vector<std::int32_t>>{{1, 1}});
+  CHECK(docs[3].sentences.ids() == std::vector<std::vector<std::int32_t>>{{1, 1}});
 
   const Example other = example("maybe", true, "good", "dev.jsonl:9");
   CHECK_THROWS_WITH(han::encode(other, tokenizer, vocab, labels),

@@ -22,7 +22,7 @@ struct Drawn {
 Drawn draw(const std::vector<Document>& docs, Index first, Index last, const DropoutPlan& base) {
   std::vector<Index> which;
   for (Index i = first; i < last; ++i) which.push_back(i);
-  const Batch batch = make_batch(docs, which);
+  const Batch batch = make_batch(Documents(docs), which);
   const std::vector<Index> sentence_lengths = mask_lengths(batch.word_mask), doc_lengths = mask_lengths(batch.sentence_mask);
   Drawn d;
   for (Index col = 0; col < batch.word_mask.cols(); ++col)

@@ -44,8 +44,8 @@ TEST_CASE("a pretrain run resumes from its vectors.txt to the uninterrupted mode
   cfg.trainer.threads = 1;  // one thread: the skip-gram vectors, too, are the same in both runs
   auto corpus_of = [](const PreparedRun& run, const WordVectors* pretrained) {
     Corpus c = load_training_corpus(run, pretrained);
-    c.train.resize(300);
-    c.dev.resize(50);
+    c.train.truncate(300);
+    c.dev.truncate(50);
     return c;
   };
   // As han train starts a run: pretraining, the corpus, then the folder's files.

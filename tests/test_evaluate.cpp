@@ -41,16 +41,16 @@ TEST_CASE("evaluate scores the most probable class of each document against its 
   const HanParams params = han_init(cfg, 30, 3, rng);
   const Predictor predictor(params, cfg, 2);
   std::vector<Document> docs = documents(40);
-  const std::vector<std::int32_t> predicted = argmax_columns(predictor.predict(docs, 8));
+  const std::vector<std::int32_t> predicted = argmax_columns(predictor.predict(Documents(docs), 8));
 
   for (std::size_t i = 0; i < docs.size(); ++i) docs[i].label = predicted[i];
-  const Metrics right = evaluate(predictor, docs, 8);
+  const Metrics right = evaluate(predictor, Documents(docs), 8);
   CHECK(right.total == 40);
   CHECK(right.accuracy == 1.0);
   CHECK(right.confusion.size() == 3);
 
   for (std::size_t i = 0; i < docs.size(); ++i) docs[i].label = (predicted[i] + 1) % 3;
-  const Metrics wrong = evaluate(predictor, docs, 8);
+  const Metrics wrong = evaluate(predictor, Documents(docs), 8);
   CHECK(wrong.accuracy == 0.0);
   CHECK(wrong.macro_f1 == 0.0);
   for (std::size_t i = 0; i < docs.size(); ++i) CHECK(wrong.confusion[docs[i].label][predicted[i]] > 0);
@@ -60,7 +60,7 @@ TEST_CASE("evaluate scores the most probable class of each document against its 
     const std::vector<BatchIndices> batches = {{0, 1, 2, 3, 4}, {5, 6, 7, 8, 9, 10, 11, 12, 13, 14},
                                                {15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29},
                                                {30, 31, 32, 33, 34, 35, 36, 37, 38, 39}};
-    const Metrics m = evaluate(predictor, docs, batches, &padding);
+    const Metrics m = evaluate(predictor, Documents(docs), batches, &padding);
     CHECK(m.total == 40);
     CHECK(m.accuracy == 0.0);
     CHECK(padding.word_rows > 0);
@@ -74,20 +74,20 @@ TEST_CASE("held-out documents are scored in batches padded as training pads them
   cfg.batching.batch_size = 8;
   cfg.trainer.seed = 5;
   cfg.batching.strategy = BatchStrategy::bucket;
-  CHECK(scoring_batches(docs, cfg) == inference_batches(docs, 8));
+  CHECK(scoring_batches(Documents(docs), cfg) == inference_batches(Documents(docs), 8));
 
   cfg.batching.strategy = BatchStrategy::random;
-  const std::vector<BatchIndices> batches = scoring_batches(docs, cfg);
-  CHECK(batches == evaluation_batches(docs, BatchStrategy::random, 8, derive_seed(5, SeedStream::dev_batches)));
+  const std::vector<BatchIndices> batches = scoring_batches(Documents(docs), cfg);
+  CHECK(batches == evaluation_batches(Documents(docs), BatchStrategy::random, 8, derive_seed(5, SeedStream::dev_batches)));
   std::vector<int> seen(docs.size(), 0);
   for (const BatchIndices& b : batches) {
     CHECK(b.size() <= 8);
     for (Index i : b) ++seen[i];
   }
   CHECK(std::all_of(seen.begin(), seen.end(), [](int n) { return n == 1; }));
-  CHECK(scoring_batches(docs, cfg) == batches);
+  CHECK(scoring_batches(Documents(docs), cfg) == batches);
   cfg.trainer.seed = 6;
-  CHECK(scoring_batches(docs, cfg) != batches);
+  CHECK(scoring_batches(Documents(docs), cfg) != batches);
 }
 
 TEST_CASE("the dev score training records is evaluate over the scoring batches", "[evaluate][trainer]") {
@@ -97,8 +97,8 @@ TEST_CASE("the dev score training records is evaluate over the scoring batches",
   cfg.batching.strategy = BatchStrategy::random;
   cfg.batching.batch_size = 16;
   Corpus corpus = load_corpus(cfg);
-  corpus.train.resize(600);
-  corpus.dev.resize(120);
+  corpus.train.truncate(600);
+  corpus.dev.truncate(120);
   const TrainResult r = train_model(cfg, corpus);
   REQUIRE(r.history.size() == 1);
   const Predictor predictor(r.best_params, cfg.model, cfg.trainer.threads);

@@ -131,7 +131,7 @@ TEST_CASE("HAN gradients through the multi-label and regression heads", "[heads]
   const float targets[] = {4, 1, 2.5, 5};
   for (std::size_t i = 0; i < docs.size(); ++i) docs[i].target = targets[i];
   docs[1].weight = 2;
-  const Batch batch = make_batch(docs, {0, 1, 2, 3});
+  const Batch batch = make_batch(Documents(docs), {0, 1, 2, 3});
   SECTION("multilabel") { check_model_gradients(initial_head(Task::multilabel, 3), LossConfig{}, batch, 3); }
   SECTION("regression, mse and huber") {
     TargetScale scale;
@@ -150,30 +150,31 @@ TEST_CASE("class weights: balanced is n / (classes x count), as scikit-learn, an
   for (int i = 0; i < 4; ++i) docs[i].label = i < 3 ? 0 : 1;  // 3 x class 0, 1 x class 1
   const std::vector<std::string> labels = {"a", "b"};
   ClassWeights balanced{ClassWeights::Mode::balanced, {}};
-  const std::vector<double> w = class_weights(balanced, labels, docs);
+  const std::vector<double> w = class_weights(balanced, labels, Documents(docs));
   CHECK(w[0] == Approx(4.0 / (2 * 3)));
   CHECK(w[1] == Approx(4.0 / (2 * 1)));
-  CHECK(class_weights(ClassWeights{}, labels, docs) == std::vector<double>{1, 1});
+  CHECK(class_weights(ClassWeights{}, labels, Documents(docs)) == std::vector<double>{1, 1});
   ClassWeights given{ClassWeights::Mode::given, {{"b", 5.0}}};
-  CHECK(class_weights(given, labels, docs) == std::vector<double>{1, 5});
+  CHECK(class_weights(given, labels, Documents(docs)) == std::vector<double>{1, 5});
   ClassWeights unknown{ClassWeights::Mode::given, {{"c", 2.0}}};
-  CHECK_THROWS_WITH(class_weights(unknown, labels, docs),
+  CHECK_THROWS_WITH(class_weights(unknown, labels, Documents(docs)),
                     Catch::StartsWith("loss.class_weights: \"c\" is not one of the 2 labels"));
 
   // The weighted loss by hand: sum over documents of weight x -log softmax(x)[y], with an
   // example weight of 3 on document 0 multiplied by its class weight.
   docs[0].weight = 3;
-  apply_class_weights(w, docs);
-  CHECK(docs[0].weight == Approx(3 * 4.0 / 6));
-  CHECK(docs[3].weight == Approx(2.0));
   for (Document& d : docs) d.sentences = {{2}};
-  const Batch batch = make_batch(docs, {0, 1, 2, 3});
+  Documents weighted(docs);
+  apply_class_weights(w, weighted);
+  CHECK(weighted[0].weight == Approx(3 * 4.0 / 6));
+  CHECK(weighted[3].weight == Approx(2.0));
+  const Batch batch = make_batch(weighted, {0, 1, 2, 3});
   Matrix logits(2, 4), d;
   logits << 1, 0, 2, -1, 0, 1, 0.5, 1;
   double by_hand = 0;
   for (int b = 0; b < 4; ++b) {
     const double y = logits(docs[b].label, b), other = logits(1 - docs[b].label, b);
-    by_hand += docs[b].weight * (std::log(std::exp(y) + std::exp(other)) - y);
+    by_hand += weighted[b].weight * (std::log(std::exp(y) + std::exp(other)) - y);
   }
   CHECK(head_loss(OutputHead{}, LossConfig{}, logits, batch, 1.0, d) == Approx(by_hand));
   Matrix unweighted;

@@ -51,7 +51,7 @@ double batch_loss(const HanParams& p, const ModelConfig& cfg, const Batch& batch
 
 TEST_CASE("HAN gradients in every mask mode and pooling, with padding", "[model][gradcheck]") {
   const std::vector<Document> docs = sample_docs();
-  const Batch batch = make_batch(docs, {0, 1, 2, 3});
+  const Batch batch = make_batch(Documents(docs), {0, 1, 2, 3});
   REQUIRE(batch.word_padding_fraction() > 0.3);
   REQUIRE(batch.sentence_padding_fraction() > 0.2);
   for (MaskMode mode : {MaskMode::none, MaskMode::renorm, MaskMode::additive}) {
@@ -126,9 +126,9 @@ TEST_CASE("masked models give a document the same probabilities alone and in a p
     p.word_attention.b.setConstant(0.5f);
     p.sentence_attention.b.setConstant(0.5f);
     HanCache c1, c2;
-    const Matrix alone = softmax_columns(han_forward(p, cfg, make_batch(docs, {2}), nullptr, c1));
+    const Matrix alone = softmax_columns(han_forward(p, cfg, make_batch(Documents(docs), {2}), nullptr, c1));
     const Matrix batched =
-        softmax_columns(han_forward(p, cfg, make_batch(docs, {4, 2, 0}), nullptr, c2));
+        softmax_columns(han_forward(p, cfg, make_batch(Documents(docs), {4, 2, 0}), nullptr, c2));
     const float diff = (alone.col(0) - batched.col(1)).cwiseAbs().maxCoeff();
     INFO("mask " << to_string(mode) << " max |diff| " << diff);
     if (mode == MaskMode::none)
@@ -147,10 +147,10 @@ TEST_CASE("prediction through the word input table gives the embedding path's lo
     const HanParams p = han_init(cfg, 12, 3, rng);
     WordInputTable table(p);
     REQUIRE(table.table() != nullptr);
-    table.fill(docs, {2});     // in parts, as a stream of batches would: {3, 4, 5} first,
-    table.fill(docs, {0, 1});  // then the rest of documents 0 and 1
-    table.fill(docs, {3});
-    const Batch batch = make_batch(docs, {0, 1, 2, 3});
+    table.fill(Documents(docs), {2});     // in parts, as a stream of batches would: {3, 4, 5} first,
+    table.fill(Documents(docs), {0, 1});  // then the rest of documents 0 and 1
+    table.fill(Documents(docs), {3});
+    const Batch batch = make_batch(Documents(docs), {0, 1, 2, 3});
     HanCache with_embeddings, with_table;
     const Matrix expected = han_forward(p, cfg, batch, nullptr, with_embeddings, false);
     const Matrix got = han_forward(p, cfg, batch, nullptr, with_table, false, table.table());
@@ -166,6 +166,6 @@ TEST_CASE("the word input table is not used when it would outgrow the embeddings
   Rng rng(3);
   const HanParams p = han_init(cfg, 12, 3, rng);
   WordInputTable table(p);
-  table.fill(sample_docs(), {0, 1});
+  table.fill(Documents(sample_docs()), {0, 1});
   CHECK(table.table() == nullptr);
 }

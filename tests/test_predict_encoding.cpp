@@ -7,6 +7,7 @@
 #include "han/infer/classifier.h"
 #include "han/infer/predictor.h"
 #include "han/text/dataset.h"
+#include "han/text/encoding.h"
 #include "support/run.h"
 
 using namespace han;
@@ -55,9 +56,9 @@ TEST_CASE("predict answers what the library answers for the documents eval reads
   REQUIRE(lines.size() == 40);
 
   const Classifier c = load_classifier(model);
-  const std::vector<Document> docs =
+  const Documents docs =
       encode_all(read_examples(dev_path, DataFormat::jsonl, true), c.tokenizer(), c.vocab, c.labels);
-  const Matrix probs = Predictor(c.params, c.config.model, 1).predict(docs, 64);
+  const Matrix probs = Predictor(c.params, c.config.model, 1).predict(Documents(docs), 64);
   for (std::size_t i = 0; i < docs.size(); ++i) {
     const nlohmann::json j = nlohmann::json::parse(lines[i]);
     for (const nlohmann::json& k : j["top_k"]) {

@@ -32,13 +32,13 @@ TEST_CASE("predictions with the word input table equal the plain forward pass", 
   Matrix expected(3, 23);
   for (Index i = 0; i < 23; ++i) {
     HanCache c;
-    expected.col(i) = softmax_columns(han_forward(p, cfg, make_batch(docs, {i}), nullptr, c, false));
+    expected.col(i) = softmax_columns(han_forward(p, cfg, make_batch(Documents(docs), {i}), nullptr, c, false));
   }
   for (int threads : {1, 3}) {
     for (Index batch_size : {4, 64}) {  // many batches (whole batches per thread) or one (shards)
       const Predictor predictor(p, cfg, threads);
       std::vector<Explanation> explanations;
-      const Matrix got = predictor.predict(docs, batch_size, &explanations);
+      const Matrix got = predictor.predict(Documents(docs), batch_size, &explanations);
       INFO("threads " << threads << ", batch size " << batch_size);
       CHECK((got - expected).cwiseAbs().maxCoeff() <= 1e-5f);
       REQUIRE(explanations.size() == docs.size());
@@ -49,7 +49,7 @@ TEST_CASE("predictions with the word input table equal the plain forward pass", 
     for (Index i = 0; i < 23; i += 5) {
       std::vector<Index> indices;
       for (Index j = i; j < std::min<Index>(23, i + 5); ++j) indices.push_back(j);
-      const Matrix got = stream.predict_batch(docs, indices);
+      const Matrix got = stream.predict_batch(Documents(docs), indices);
       for (std::size_t k = 0; k < indices.size(); ++k)
         CHECK((got.col(static_cast<Index>(k)) - expected.col(indices[k])).cwiseAbs().maxCoeff() <= 1e-5f);
     }
@@ -69,9 +69,9 @@ TEST_CASE("an ensemble predictor gives the members' mean probabilities and atten
     for (Index batch_size : {4, 64}) {
       INFO("threads " << threads << ", batch size " << batch_size);
       std::vector<Explanation> ea, eb, ee;
-      const Matrix pa = Predictor(a, cfg, threads).predict(docs, batch_size, &ea);
-      const Matrix pb = Predictor(b, cfg, threads).predict(docs, batch_size, &eb);
-      const Matrix pe = Predictor({&a, &b}, cfg, threads).predict(docs, batch_size, &ee);
+      const Matrix pa = Predictor(a, cfg, threads).predict(Documents(docs), batch_size, &ea);
+      const Matrix pb = Predictor(b, cfg, threads).predict(Documents(docs), batch_size, &eb);
+      const Matrix pe = Predictor({&a, &b}, cfg, threads).predict(Documents(docs), batch_size, &ee);
       CHECK((pa - pb).cwiseAbs().maxCoeff() > 1e-3f);  // two different models
       CHECK((pe - (pa + pb) / 2).cwiseAbs().maxCoeff() <= 1e-6f);
       REQUIRE(ee.size() == docs.size());

@@ -100,8 +100,8 @@ TEST_CASE("pretrained vectors in training: a frozen table never moves, an unfroz
   TempDir tmp;
   Config cfg = han::test::bundled_config(8, 1);
   Corpus corpus = load_corpus(cfg);
-  corpus.train.resize(300);
-  corpus.dev.resize(50);
+  corpus.train.truncate(300);
+  corpus.dev.truncate(50);
   // Vectors for the 20 most frequent words, in eighths (exact in text and in float).
   const Index dim = cfg.model.embedding_dim, first = 2, count = 20;
   Matrix vectors(dim, count);

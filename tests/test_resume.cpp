@@ -28,8 +28,8 @@ Config tiny_config() {
 TEST_CASE("a run stopped mid-epoch and resumed reaches the uninterrupted parameters", "[trainer][resume]") {
   const Config cfg = tiny_config();
   Corpus corpus = load_corpus(cfg);
-  corpus.train.resize(400);
-  corpus.dev.resize(100);
+  corpus.train.truncate(400);
+  corpus.dev.truncate(100);
   const auto dir = han::test::temp_folder("resume");
   TrainOptions straight_options;
   straight_options.output_dir = (dir / "straight").string();
@@ -67,8 +67,8 @@ TEST_CASE("a run stopped mid-epoch and resumed reaches the uninterrupted paramet
 TEST_CASE("a diverging run stops naming the epoch and step, keeping the best model so far", "[trainer][nan]") {
   Config cfg = tiny_config();
   Corpus corpus = load_corpus(cfg);
-  corpus.train.resize(320);
-  corpus.dev.resize(50);
+  corpus.train.truncate(320);
+  corpus.dev.truncate(50);
   // SGD with lr 10 and weight decay 1 multiplies every weight by -9 per step: after
   // about 40 steps (epoch 4 of 10 steps each) the weights overflow and the loss is NaN.
   cfg.optimizer.name = OptimizerName::sgd;

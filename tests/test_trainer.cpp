@@ -37,7 +37,7 @@ TEST_CASE("a small HAN learns the bundled IMDB slice well above the majority cla
   std::size_t majority = 0;
   for (std::size_t c = 0; c < corpus.labels.size(); ++c) {
     std::size_t n = 0;
-    for (const Document& d : corpus.dev) n += d.label == static_cast<std::int32_t>(c);
+    for (const DocumentView d : corpus.dev) n += d.label == static_cast<std::int32_t>(c);
     majority = std::max(majority, n);
   }
   const double majority_rate = static_cast<double>(majority) / static_cast<double>(corpus.dev.size());
@@ -53,8 +53,8 @@ TEST_CASE("two trainings with one seed give bit-identical parameters", "[trainer
   cfg.trainer.epochs = 1;
   cfg.model.dropout = 0.3;  // dropout draws from the seeded generator too
   Corpus corpus = load_corpus(cfg);
-  corpus.train.resize(600);
-  corpus.dev.resize(100);
+  corpus.train.truncate(600);
+  corpus.dev.truncate(100);
   TrainResult a = train_model(cfg, corpus);
   TrainResult b = train_model(cfg, corpus);
   CHECK(same_params(a.best_params, b.best_params));
@@ -69,8 +69,8 @@ TEST_CASE("trainer.select picks the best epoch by dev accuracy, macro-F1 or loss
   cfg.trainer.patience = 0;
   cfg.optimizer.lr = 0.005;  // overfits 600 documents: dev loss turns up an epoch before accuracy peaks
   Corpus corpus = load_corpus(cfg);
-  corpus.train.resize(600);
-  corpus.dev.resize(150);
+  corpus.train.truncate(600);
+  corpus.dev.truncate(150);
   std::vector<int> picks;
   for (SelectMetric metric : {SelectMetric::accuracy, SelectMetric::macro_f1, SelectMetric::loss}) {
     cfg.trainer.select = metric;

@@ -11,6 +11,7 @@
 #include "han/core/config_enums.h"
 #include "han/infer/classifier.h"
 #include "han/text/dataset.h"
+#include "han/text/encoding.h"
 #include "han/core/error.h"
 #include "han/infer/evaluation.h"
 #include "logging.h"
@@ -59,7 +60,7 @@ void run_eval(EvalArgs& a) {
   const auto read_start = std::chrono::steady_clock::now();
   const std::vector<Example> examples = read_examples(a.data, format, label_options(c.config, true));
   if (examples.empty()) throw han::Error(a.data + ": no documents to evaluate");
-  const std::vector<Document> docs = encode_all(examples, c.tokenizer(), c.vocab, c.labels);
+  const Documents docs = encode_all(examples, c.tokenizer(), c.vocab, c.labels);
   spdlog::debug("{} documents read, tokenized and encoded in {:.2f} s", docs.size(), seconds_since(read_start));
   const auto start = std::chrono::steady_clock::now();  // the predictor's set-up counts as prediction
   Predictor predictor(c.members(), c.config.model, a.threads, c.head);
@@ -73,7 +74,7 @@ void run_eval(EvalArgs& a) {
   const double seconds = seconds_since(start);
   spdlog::debug("{} documents scored in {:.2f} s", docs.size(), seconds);
   std::int64_t tokens = 0;
-  for (const Document& d : docs) tokens += d.tokens();
+  for (const DocumentView d : docs) tokens += d.tokens();
   nlohmann::json j = m.to_json(c.labels);
   // Prediction speed (tokenizing excluded), for benchmarks.
   j["seconds"] = seconds;

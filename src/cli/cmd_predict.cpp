@@ -16,6 +16,7 @@
 #include "han/infer/classifier.h"
 #include "han/infer/predictor.h"
 #include "han/text/dataset.h"
+#include "han/text/encoding.h"
 #include "logging.h"
 #include "predict_output.h"
 
@@ -67,9 +68,9 @@ class Runner {
 
   void flush() {
     if (pending_.empty()) return;
-    std::vector<Document> docs;
+    Documents docs(c_.vocab.size());
     for (PredictItem& it : pending_)
-      if (it.error.empty()) docs.push_back(std::move(it.doc));
+      if (it.error.empty()) docs.push_back(it.doc);
     std::vector<Explanation> explanations;
     const bool explain = a_.explain || a_.format == "html";
     const auto start = std::chrono::steady_clock::now();

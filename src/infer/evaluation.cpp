@@ -23,7 +23,7 @@ double mean_log_loss(const Matrix& probs, const std::vector<std::int32_t>& gold)
 
 // Mean over documents of the binary cross-entropy summed over labels (p clamped to
 // [1e-12, 1 - 1e-12]).
-double mean_binary_log_loss(const Matrix& probs, const std::vector<Document>& docs) {
+double mean_binary_log_loss(const Matrix& probs, const Documents& docs) {
   double sum = 0;
   for (Index i = 0; i < probs.cols(); ++i) {
     Vector y = Vector::Zero(probs.rows());
@@ -38,7 +38,7 @@ double mean_binary_log_loss(const Matrix& probs, const std::vector<Document>& do
 
 }  // namespace
 
-TaskScores score_answers(const OutputHead& head, const Matrix& answers, const std::vector<Document>& docs) {
+TaskScores score_answers(const OutputHead& head, const Matrix& answers, const Documents& docs) {
   TaskScores s;
   s.task = head.task;
   if (head.task == Task::single) {
@@ -46,12 +46,12 @@ TaskScores score_answers(const OutputHead& head, const Matrix& answers, const st
     s.loss = s.single.log_loss;
   } else if (head.task == Task::multilabel) {
     std::vector<std::vector<std::int32_t>> gold;
-    for (const Document& d : docs) gold.push_back(d.label_set);
+    for (const DocumentView d : docs) gold.emplace_back(d.label_set.begin(), d.label_set.end());
     s.multilabel = compute_multilabel_metrics(gold, answers, head.thresholds);
     s.loss = mean_binary_log_loss(answers, docs);
   } else {
     std::vector<double> gold, predicted;
-    for (const Document& d : docs) gold.push_back(d.target);
+    for (const DocumentView d : docs) gold.push_back(d.target);
     for (Index i = 0; i < answers.cols(); ++i) predicted.push_back(answers(0, i));
     s.regression = compute_regression_metrics(gold, predicted, head.scale.seen);
     s.loss = s.regression.rmse * s.regression.rmse;
@@ -59,7 +59,7 @@ TaskScores score_answers(const OutputHead& head, const Matrix& answers, const st
   return s;
 }
 
-TaskScores evaluate_task(const Predictor& predictor, const std::vector<Document>& docs,
+TaskScores evaluate_task(const Predictor& predictor, const Documents& docs,
                          const std::vector<BatchIndices>& batches) {
   if (predictor.head().task == Task::single) {
     TaskScores s;
@@ -70,29 +70,29 @@ TaskScores evaluate_task(const Predictor& predictor, const std::vector<Document>
   return score_answers(predictor.head(), predictor.predict(docs, batches), docs);
 }
 
-TaskScores evaluate_task(const Predictor& predictor, const std::vector<Document>& docs, Index batch_size) {
+TaskScores evaluate_task(const Predictor& predictor, const Documents& docs, Index batch_size) {
   return evaluate_task(predictor, docs, inference_batches(docs, batch_size));
 }
 
-Metrics evaluate(const Predictor& predictor, const std::vector<Document>& docs,
+Metrics evaluate(const Predictor& predictor, const Documents& docs,
                  const std::vector<BatchIndices>& batches, PaddingAttention* padding) {
   return score_predictions(predictor.predict(docs, batches, nullptr, padding), docs);
 }
 
-Metrics score_predictions(const Matrix& probabilities, const std::vector<Document>& docs) {
+Metrics score_predictions(const Matrix& probabilities, const Documents& docs) {
   std::vector<std::int32_t> gold;
   gold.reserve(docs.size());
-  for (const Document& d : docs) gold.push_back(d.label);
+  for (const DocumentView d : docs) gold.push_back(d.label);
   Metrics m = compute_metrics(gold, argmax_columns(probabilities), static_cast<std::size_t>(probabilities.rows()));
   m.log_loss = mean_log_loss(probabilities, gold);
   return m;
 }
 
-Metrics evaluate(const Predictor& predictor, const std::vector<Document>& docs, Index batch_size) {
+Metrics evaluate(const Predictor& predictor, const Documents& docs, Index batch_size) {
   return evaluate(predictor, docs, inference_batches(docs, batch_size));
 }
 
-std::vector<BatchIndices> scoring_batches(const std::vector<Document>& docs, const Config& cfg) {
+std::vector<BatchIndices> scoring_batches(const Documents& docs, const Config& cfg) {
   return evaluation_batches(docs, cfg.batching.strategy, cfg.batching.batch_size,
                             derive_seed(cfg.trainer.seed, SeedStream::dev_batches));
 }

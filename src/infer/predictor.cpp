@@ -62,7 +62,7 @@ Predictor::Predictor(std::vector<const HanParams*> members, const ModelConfig& c
   for (const HanParams* m : members_) word_inputs_.emplace_back(*m);
 }
 
-void Predictor::fill_word_inputs(const std::vector<Document>& docs, const std::vector<Index>& indices) const {
+void Predictor::fill_word_inputs(const Documents& docs, const std::vector<Index>& indices) const {
   for (WordInputTable& t : word_inputs_) t.fill(docs, indices);
 }
 
@@ -85,14 +85,14 @@ Matrix Predictor::forward_members(const Batch& shard, HanCache& cache) const {
   return probs / n;
 }
 
-Matrix Predictor::predict_batch(const std::vector<Document>& docs, const std::vector<Index>& indices,
+Matrix Predictor::predict_batch(const Documents& docs, const std::vector<Index>& indices,
                                 std::vector<Explanation>* explanations,
                                 PaddingAttention* padding) const {
   fill_word_inputs(docs, indices);
   return predict_batch(docs, indices, threads_, explanations, padding);
 }
 
-Matrix Predictor::predict_batch(const std::vector<Document>& docs, const std::vector<Index>& indices, int threads,
+Matrix Predictor::predict_batch(const Documents& docs, const std::vector<Index>& indices, int threads,
                                 std::vector<Explanation>* explanations, PaddingAttention* padding) const {
   const std::vector<Batch> shards = make_shards(docs, indices, threads);
   std::vector<Matrix> probs(shards.size());
@@ -117,12 +117,12 @@ Matrix Predictor::predict_batch(const std::vector<Document>& docs, const std::ve
   return out;
 }
 
-Matrix Predictor::predict(const std::vector<Document>& docs, Index batch_size,
+Matrix Predictor::predict(const Documents& docs, Index batch_size,
                           std::vector<Explanation>* explanations, PaddingAttention* padding) const {
   return predict(docs, inference_batches(docs, batch_size), explanations, padding);
 }
 
-Matrix Predictor::predict(const std::vector<Document>& docs, const std::vector<BatchIndices>& batches,
+Matrix Predictor::predict(const Documents& docs, const std::vector<BatchIndices>& batches,
                           std::vector<Explanation>* explanations, PaddingAttention* padding) const {
   // Documents in none of the batches stay zero (a rank scores its share of dev; the ranks' sum is the whole).
   Matrix out = Matrix::Zero(classes(), static_cast<Index>(docs.size()));

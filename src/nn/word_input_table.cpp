@@ -23,11 +23,11 @@ WordInputTable::WordInputTable(const HanParams& params)
   ready_.assign(static_cast<std::size_t>(enabled_ ? params.embedding.table.cols() : 0), false);
 }
 
-void WordInputTable::fill(const std::vector<Document>& docs, const std::vector<Index>& indices) {
+void WordInputTable::fill(const Documents& docs, const std::vector<Index>& indices) {
   if (!enabled_) return;
   std::vector<std::int32_t> missing;
   for (Index i : indices)
-    for (const std::vector<std::int32_t>& sentence : docs[i].sentences)
+    for (const WordIds& sentence : docs[i].sentences)
       for (std::int32_t id : sentence) {
         HAN_ASSERT(id >= 0 && id < table_.cols());
         if (!ready_[id]) missing.push_back(id);

@@ -27,7 +27,7 @@ struct Probes {
   std::vector<Index> examples;  // short documents shown in the report
 };
 
-Probes choose_probes(const std::vector<Document>& dev) {
+Probes choose_probes(const Documents& dev) {
   Probes p;
   std::vector<Index> order;
   for (Index i = 0; i < static_cast<Index>(dev.size()); ++i)
@@ -46,7 +46,7 @@ Probes choose_probes(const std::vector<Document>& dev) {
 }
 
 // Scored in the batches training scored its dev set in.
-std::optional<SplitScores> scores(const Predictor& predictor, const std::vector<Document>& docs, const Config& cfg,
+std::optional<SplitScores> scores(const Predictor& predictor, const Documents& docs, const Config& cfg,
                                   PaddingAttention* padding) {
   if (docs.empty()) return std::nullopt;
   const Metrics m = evaluate(predictor, docs, scoring_batches(docs, cfg), padding);

@@ -6,7 +6,7 @@ namespace han {
 namespace {
 
 // (longest document in sentences, longest sentence in words) among docs[indices], at least 1.
-std::pair<Index, Index> padded_shape(const std::vector<Document>& docs, const std::vector<Index>& indices) {
+std::pair<Index, Index> padded_shape(const Documents& docs, const std::vector<Index>& indices) {
   Index S = 1, W = 1;
   for (Index i : indices) {
     S = std::max<Index>(S, static_cast<Index>(docs[i].sentences.size()));
@@ -27,7 +27,7 @@ double Batch::sentence_padding_fraction() const {
   return slots == 0 ? 0.0 : 1.0 - static_cast<double>(real_sentences) / slots;
 }
 
-Batch make_batch(const std::vector<Document>& docs, const std::vector<Index>& indices,
+Batch make_batch(const Documents& docs, const std::vector<Index>& indices,
                  Index min_sentences, Index min_words) {
   auto [S, W] = padded_shape(docs, indices);
   S = std::max(S, min_sentences);
@@ -43,9 +43,9 @@ Batch make_batch(const std::vector<Document>& docs, const std::vector<Index>& in
   batch.weights.resize(B);
   batch.documents = indices;
   for (Index b = 0; b < B; ++b) {
-    const Document& d = docs[indices[b]];
+    const DocumentView d = docs[indices[b]];
     batch.labels[b] = d.label;
-    batch.label_sets[b] = d.label_set;
+    batch.label_sets[b].assign(d.label_set.begin(), d.label_set.end());
     batch.targets[b] = d.target;
     batch.weights[b] = d.weight;
     for (Index s = 0; s < static_cast<Index>(d.sentences.size()); ++s) {
@@ -62,7 +62,7 @@ Batch make_batch(const std::vector<Document>& docs, const std::vector<Index>& in
   return batch;
 }
 
-std::vector<Batch> make_shards(const std::vector<Document>& docs, const std::vector<Index>& indices,
+std::vector<Batch> make_shards(const Documents& docs, const std::vector<Index>& indices,
                                int shards) {
   const auto [S, W] = padded_shape(docs, indices);
   const Index n = static_cast<Index>(indices.size());

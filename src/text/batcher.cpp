@@ -7,7 +7,7 @@
 namespace han {
 namespace {
 
-std::size_t longest_sentence(const Document& d) {
+std::size_t longest_sentence(const DocumentView& d) {
   std::size_t m = 0;
   for (const auto& s : d.sentences) m = std::max(m, s.size());
   return m;
@@ -22,13 +22,13 @@ std::vector<BatchIndices> cut(const std::vector<Index>& order, Index begin, Inde
 
 }  // namespace
 
-void sort_by_length(const std::vector<Document>& docs, std::vector<Index>& indices) {
+void sort_by_length(const Documents& docs, std::vector<Index>& indices) {
   std::vector<std::pair<std::size_t, std::size_t>> keys(docs.size());
   for (Index i : indices) keys[i] = {docs[i].sentences.size(), longest_sentence(docs[i])};
   std::stable_sort(indices.begin(), indices.end(), [&](Index a, Index b) { return keys[a] < keys[b]; });
 }
 
-Batcher::Batcher(const std::vector<Document>& docs, const BatchingConfig& cfg, std::uint64_t seed)
+Batcher::Batcher(const Documents& docs, const BatchingConfig& cfg, std::uint64_t seed)
     : docs_(docs), cfg_(cfg), seed_(seed) {
   for (Index i = 0; i < static_cast<Index>(docs.size()); ++i) {
     if (docs[i].sentences.empty())
@@ -56,14 +56,14 @@ std::vector<BatchIndices> Batcher::epoch(int epoch) const {
   return batches;
 }
 
-std::vector<BatchIndices> inference_batches(const std::vector<Document>& docs, Index batch_size) {
+std::vector<BatchIndices> inference_batches(const Documents& docs, Index batch_size) {
   std::vector<Index> order(docs.size());
   for (Index i = 0; i < static_cast<Index>(docs.size()); ++i) order[i] = i;
   sort_by_length(docs, order);
   return cut(order, 0, static_cast<Index>(order.size()), batch_size);
 }
 
-std::vector<BatchIndices> evaluation_batches(const std::vector<Document>& docs, BatchStrategy strategy,
+std::vector<BatchIndices> evaluation_batches(const Documents& docs, BatchStrategy strategy,
                                              Index batch_size, std::uint64_t seed) {
   if (strategy == BatchStrategy::bucket) return inference_batches(docs, batch_size);
   std::vector<Index> order(docs.size());

@@ -8,11 +8,11 @@
 namespace han {
 
 std::vector<double> class_weights(const ClassWeights& setting, const std::vector<std::string>& labels,
-                                  const std::vector<Document>& train) {
+                                  const Documents& train) {
   std::vector<double> w(labels.size(), 1.0);
   if (setting.mode == ClassWeights::Mode::balanced) {
     std::vector<double> count(labels.size(), 0.0);
-    for (const Document& d : train)
+    for (const DocumentView d : train)
       if (d.label >= 0) ++count[d.label];
     const double n = static_cast<double>(train.size()), k = static_cast<double>(labels.size());
     for (std::size_t c = 0; c < labels.size(); ++c) w[c] = count[c] > 0 ? n / (k * count[c]) : 1.0;
@@ -28,9 +28,11 @@ std::vector<double> class_weights(const ClassWeights& setting, const std::vector
   return w;
 }
 
-void apply_class_weights(const std::vector<double>& weights, std::vector<Document>& docs) {
-  for (Document& d : docs)
-    if (d.label >= 0) d.weight = static_cast<float>(d.weight * weights[d.label]);
+void apply_class_weights(const std::vector<double>& weights, Documents& docs) {
+  for (std::size_t i = 0; i < docs.size(); ++i) {
+    const DocumentView d = docs[i];
+    if (d.label >= 0) docs.set_weight(i, static_cast<float>(d.weight * weights[d.label]));
+  }
 }
 
 }  // namespace han

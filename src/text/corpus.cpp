@@ -14,6 +14,8 @@
 #include "han/core/input_stream.h"
 #include "han/text/caps.h"
 #include "han/text/class_weights.h"
+#include "han/text/encoding.h"
+#include "han/text/training_text.h"
 #include "han/core/json_text.h"
 
 namespace han {
@@ -25,20 +27,14 @@ double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-// One split's examples; --log-level debug says when reading starts and how long it took.
-std::vector<Example> read_split(const std::string& path, const char* split, const Config& cfg) {
+// One split of dev/test read, tokenized and encoded one example at a time; --log-level
+// debug says how long it took.
+Documents read_split(const std::string& path, const char* split, const Config& cfg, const Tokenizer& tokenizer,
+                     const Vocab& vocab, const std::vector<std::string>& labels) {
   spdlog::debug("reading {} data from {}", split, path);
   const auto start = Clock::now();
-  std::vector<Example> examples = read_examples(path, cfg.data.format, label_options(cfg, true));
-  spdlog::debug("{} data: {} documents read in {:.2f} s", split, examples.size(), seconds_since(start));
-  return examples;
-}
-
-std::vector<Document> encode_split(const std::vector<Example>& examples, const char* split, const Tokenizer& tokenizer,
-                                   const Vocab& vocab, const std::vector<std::string>& labels) {
-  const auto start = Clock::now();
-  std::vector<Document> docs = encode_all(examples, tokenizer, vocab, labels);
-  spdlog::debug("{} data: {} documents tokenized and encoded in {:.2f} s", split, docs.size(), seconds_since(start));
+  Documents docs = encode_file(path, cfg.data.format, label_options(cfg, true), tokenizer, vocab, labels);
+  spdlog::debug("{} data: {} documents read and encoded in {:.2f} s", split, docs.size(), seconds_since(start));
   return docs;
 }
 
@@ -89,21 +85,45 @@ void adopt_base(Corpus& corpus, const CorpusBase& base, int max_vocab) {
   if (known) corpus.labels = base.labels;
 }
 
-// The caps for the training texts, "auto" ones chosen, with a line on what they keep.
-// Fixed caps cost nothing: measuring means tokenizing all the text without caps.
-CapChoice caps_for(const std::vector<Example>& train, const TokenizerConfig& tokenizer) {
+// The caps for the training text, "auto" ones chosen, with a line on what they keep.
+CapChoice caps_for(const TrainingText& train, const TokenizerConfig& tokenizer) {
   if (tokenizer.max_sentences != kAutoCap && tokenizer.max_words != kAutoCap)
     return {tokenizer.max_sentences, tokenizer.max_words, std::numeric_limits<double>::quiet_NaN()};
-  const auto start = Clock::now();
-  std::vector<std::string_view> texts;
-  texts.reserve(train.size());
-  for (const Example& e : train) texts.push_back(e.text);
-  const CapChoice caps = choose_caps(document_shapes(texts, tokenizer), tokenizer);
+  const CapChoice caps = choose_caps(shapes(train), tokenizer);
   const bool at_limit = caps.max_sentences == kAutoMaxSentences || caps.max_words == kAutoMaxWords;
   spdlog::info("caps: {} sentences x {} words{} keep {:.1f}% of the tokens of train", caps.max_sentences, caps.max_words,
                at_limit ? " (auto, at its limit)" : " (auto)", 100 * caps.kept_fraction);
-  spdlog::debug("caps measured in {:.2f} s", seconds_since(start));
   return caps;
+}
+
+// Reads data.train once, tokenized without caps when they are to be chosen from it.
+TrainingText read_train(const Config& cfg) {
+  TokenizerConfig tokenizer = cfg.tokenizer;
+  if (tokenizer.max_sentences == kAutoCap || tokenizer.max_words == kAutoCap) tokenizer.max_sentences = tokenizer.max_words = 0;
+  spdlog::debug("reading train data from {}", cfg.data.train);
+  const auto start = Clock::now();
+  TrainingText text = read_training_text(cfg.data.train, cfg.data.format, label_options(cfg, true),
+                                         Tokenizer(tokenizer_options(tokenizer)));
+  spdlog::debug("train data: {} documents read and tokenized in {:.2f} s", text.documents(), seconds_since(start));
+  if (text.documents() == 0) throw Error(cfg.data.train + ": the training set is empty");
+  return text;
+}
+
+// The vocabulary of the words kept by the caps (see load_corpus), and how many distinct
+// words they hold.
+std::pair<Vocab, std::size_t> training_vocab(const TrainingText& text, const Corpus& corpus, const TokenizerConfig& cfg) {
+  const std::vector<std::int64_t> counts = kept_counts(text, corpus.max_sentences, corpus.max_words);
+  VocabBuilder builder;
+  for (std::size_t i = 0; i < counts.size(); ++i)
+    if (counts[i] > 0) builder.add(text.words[i], counts[i]);
+  return {builder.build(cfg.min_count, cfg.max_vocab), builder.distinct_words()};
+}
+
+// Each provisional word's id in `vocab` (kUnk when it is not there).
+std::vector<std::int32_t> vocab_ids(const TrainingText& text, const Vocab& vocab) {
+  std::vector<std::int32_t> ids(text.words.size());
+  for (std::size_t i = 0; i < ids.size(); ++i) ids[i] = vocab.id(text.words[i]);
+  return ids;
 }
 
 }  // namespace
@@ -117,33 +137,33 @@ Config with_corpus_caps(Config cfg, const Corpus& corpus) {
 Corpus load_corpus(const Config& given, const std::vector<std::string>& vector_words, const CorpusBase* base) {
   if (given.data.train.empty()) throw Error("data.train: no training file given");
   refuse_stream_read_twice(given);
-  const std::vector<Example> train = read_split(given.data.train, "train", given);
-  if (train.empty()) throw Error(given.data.train + ": the training set is empty");
   Corpus corpus;
-  if (given.model.task != Task::regression) corpus.labels = collect_labels(train);
-  const std::size_t least = given.model.task == Task::single ? 2 : given.model.task == Task::multilabel ? 1 : 0;
-  if (corpus.labels.size() < least)
-    throw Error(given.data.train + ": needs at least " + std::to_string(least) + " distinct labels, found " +
-                std::to_string(corpus.labels.size()));
-  const CapChoice caps = caps_for(train, given.tokenizer);
-  corpus.max_sentences = caps.max_sentences;
-  corpus.max_words = caps.max_words;
+  std::size_t distinct_words = 0, from_train = 0;
+  {
+    TrainingText train = read_train(given);
+    if (given.model.task != Task::regression) corpus.labels = train.labels;
+    const std::size_t least = given.model.task == Task::single ? 2 : given.model.task == Task::multilabel ? 1 : 0;
+    if (corpus.labels.size() < least)
+      throw Error(given.data.train + ": needs at least " + std::to_string(least) + " distinct labels, found " +
+                  std::to_string(corpus.labels.size()));
+    const CapChoice caps = caps_for(train, given.tokenizer);
+    corpus.max_sentences = caps.max_sentences;
+    corpus.max_words = caps.max_words;
+    std::tie(corpus.vocab, distinct_words) = training_vocab(train, corpus, given.tokenizer);
+    from_train = corpus.vocab.size();
+    if (!vector_words.empty()) corpus.vocab = with_vector_words(corpus.vocab, vector_words, given.tokenizer.max_vocab);
+    if (base) adopt_base(corpus, *base, given.tokenizer.max_vocab);
+    if (corpus.labels != train.labels) renumber_labels(train, corpus.labels);
+    corpus.train = to_documents(train, corpus.max_sentences, corpus.max_words, vocab_ids(train, corpus.vocab),
+                                corpus.vocab.size());
+  }
   const Config cfg = with_corpus_caps(given, corpus);
-  const Tokenizer tokenizer(tokenizer_options(cfg.tokenizer));
-  const auto vocab_start = Clock::now();
-  VocabBuilder builder;
-  for (const Example& e : train) builder.add(tokenizer.tokenize(e.text));
-  corpus.vocab = builder.build(cfg.tokenizer.min_count, cfg.tokenizer.max_vocab);
-  const std::size_t from_train = corpus.vocab.size();
-  if (!vector_words.empty()) corpus.vocab = with_vector_words(corpus.vocab, vector_words, cfg.tokenizer.max_vocab);
-  if (base) adopt_base(corpus, *base, cfg.tokenizer.max_vocab);
-  spdlog::debug("vocabulary: {} words built in {:.2f} s", corpus.vocab.size(), seconds_since(vocab_start));
-  corpus.train = encode_split(train, "train", tokenizer, corpus.vocab, corpus.labels);
   if (cfg.model.task == Task::regression) corpus.targets = target_scale(corpus.train, cfg.data.train);
   apply_class_weights(class_weights(cfg.loss.class_weights, corpus.labels, corpus.train), corpus.train);
+  const Tokenizer tokenizer(tokenizer_options(cfg.tokenizer));
   for (auto [path, docs, split] : {std::tuple{&cfg.data.dev, &corpus.dev, "dev"}, {&cfg.data.test, &corpus.test, "test"}}) {
     if (path->empty()) continue;
-    *docs = encode_split(read_split(*path, split, cfg), split, tokenizer, corpus.vocab, corpus.labels);
+    *docs = read_split(*path, split, cfg, tokenizer, corpus.vocab, corpus.labels);
   }
   const std::string answers =
       cfg.model.task == Task::regression
@@ -151,7 +171,7 @@ Corpus load_corpus(const Config& given, const std::vector<std::string>& vector_w
           : std::to_string(corpus.labels.size()) + " labels";
   spdlog::info("corpus: {} train / {} dev / {} test documents, {}, vocabulary {} (of {} distinct words)",
                corpus.train.size(), corpus.dev.size(), corpus.test.size(), answers, corpus.vocab.size(),
-               builder.distinct_words());
+               distinct_words);
   if (!vector_words.empty())
     spdlog::info("vocabulary: {} words from train, {} more from the pretrained vectors", from_train,
                  corpus.vocab.size() - from_train);

@@ -316,8 +316,8 @@ Example parse_line(std::string_view line, const std::string& where, DataFormat f
 
 // Records of one line-based file, read as a stream: the file is never held whole, only
 // the current line (so a 100 MB line costs about its own size, not several copies).
-std::vector<Example> read_line_file(const std::string& path, DataFormat format,
-                                    const LabelOptions& options) {
+void visit_line_file(const std::string& path, DataFormat format, const LabelOptions& options,
+                     const ExampleVisitor& visit) {
   // Data from a terminal would wait for typing that never comes: a forgotten pipe.
   if (is_stdin_name(path) && ::isatty(STDIN_FILENO))
     throw Error("-: standard input is a terminal; pipe the data in (e.g. cat data.jsonl | han ...)");
@@ -325,7 +325,6 @@ std::vector<Example> read_line_file(const std::string& path, DataFormat format,
   // JSON cannot be cut short; the other formats keep the first kMaxLineBytes of a line.
   const std::size_t cap = format == DataFormat::jsonl ? kMaxRecordBytes + 1 : kMaxLineBytes;
   LineReader reader(in, cap, /*cr_ends_line=*/true);
-  std::vector<Example> out;
   std::string line;
   while (reader.next(line)) {
     const std::size_t line_no = reader.line_number();
@@ -340,12 +339,11 @@ std::vector<Example> read_line_file(const std::string& path, DataFormat format,
       if (format == DataFormat::jsonl && line.size() > kMaxRecordBytes) {
         throw Error(where + ": " + line_too_long(kMaxRecordBytes));
       }
-      out.push_back(parse_line(view, where, format, options));
+      visit(parse_line(view, where, format, options));
     }
     // Give back the memory of an exceptionally long line before reading the next one.
     if (line.capacity() > (std::size_t{4} << 20)) std::string().swap(line);
   }
-  return out;
 }
 
 std::vector<fs::path> sorted_entries(const fs::path& dir, bool want_dirs) {
@@ -369,14 +367,13 @@ std::vector<fs::path> sorted_entries(const fs::path& dir, bool want_dirs) {
   return out;
 }
 
-std::vector<Example> read_folder(const std::string& path) {
+void visit_folder(const std::string& path, const ExampleVisitor& visit) {
   std::error_code ec;
   const fs::file_status st = fs::status(path, ec);
   if (ec || !fs::exists(st)) throw Error(path + ": no such folder");
   if (!fs::is_directory(st)) {
     throw Error(path + ": not a folder (format \"folder\" expects one sub-folder per class)");
   }
-  std::vector<Example> out;
   for (const fs::path& class_dir : sorted_entries(path, true)) {
     const std::string label = class_dir.filename().string();
     for (const fs::path& file : sorted_entries(class_dir, false)) {
@@ -389,10 +386,9 @@ std::vector<Example> read_folder(const std::string& path) {
       options.truncate = true;
       ex.text = read_file(ex.source, options);
       if (strip_bom(ex.text).size() != ex.text.size()) ex.text.erase(0, kBom.size());
-      out.push_back(std::move(ex));
+      visit(std::move(ex));
     }
   }
-  return out;
 }
 
 bool given(const Field& f) { return f.present && std::strcmp(f.type, "null") != 0; }
@@ -463,31 +459,6 @@ double record_weight(const Field& weight, const std::string& where) {
   return *w;
 }
 
-[[noreturn]] void unknown_label(const Example& example, const std::string& label, std::size_t n_labels) {
-  throw Error(example.source + ": label " + quote_excerpt(label) + " is not one of the model's " +
-              std::to_string(n_labels) + " labels");
-}
-
-// The example's answer and weight on `doc`: its label's index (single), its label set's
-// indices (multilabel) or its target (regression). `find` gives a label's index or -1.
-template <class Find>
-void set_answer(Document& doc, const Example& ex, const Find& find, std::size_t n_labels, bool allow_unknown) {
-  doc.weight = static_cast<float>(ex.weight);
-  doc.target = static_cast<float>(ex.target);
-  if (!ex.has_label || ex.has_target) return;
-  const auto index = [&](const std::string& label) {
-    const std::int32_t i = find(label);
-    if (i < 0 && !allow_unknown) unknown_label(ex, label, n_labels);
-    return i;
-  };
-  if (ex.labels.empty()) {
-    doc.label = index(ex.label);
-    return;
-  }
-  for (const std::string& label : ex.labels)
-    if (const std::int32_t i = index(label); i >= 0) doc.label_set.push_back(i);
-}
-
 }  // namespace
 
 Example parse_jsonl_record(std::string_view line, const std::string& where, bool require_label) {
@@ -551,85 +522,25 @@ std::vector<Example> read_examples(const std::string& path, DataFormat format,
   return read_examples(path, format, options);
 }
 
-std::vector<Example> read_examples(const std::string& path, DataFormat format, const LabelOptions& options) {
-  if (format != DataFormat::folder) return read_line_file(path, format, options);
+void visit_examples(const std::string& path, DataFormat format, const LabelOptions& options,
+                    const ExampleVisitor& visit) {
+  if (format != DataFormat::folder) return visit_line_file(path, format, options, visit);
   if (options.task != Task::single)
     throw Error("data.format: folder gives one label per document (its sub-folder); model.task " +
                 std::string(to_string(options.task)) + " needs jsonl, fasttext or tsv");
-  return read_folder(path);
+  visit_folder(path, visit);
+}
+
+std::vector<Example> read_examples(const std::string& path, DataFormat format, const LabelOptions& options) {
+  std::vector<Example> out;
+  visit_examples(path, format, options, [&](Example&& ex) { out.push_back(std::move(ex)); });
+  return out;
 }
 
 std::int64_t Document::tokens() const {
   std::int64_t n = 0;
   for (const auto& s : sentences) n += static_cast<std::int64_t>(s.size());
   return n;
-}
-
-std::vector<std::string> collect_labels(const std::vector<Example>& examples) {
-  std::unordered_set<std::string_view> seen;
-  std::vector<std::string> labels;
-  const auto add = [&](const Example& ex, const std::string& label) {
-    if (!seen.insert(label).second) return;
-    if (labels.size() == kMaxLabels) {
-      throw Error(ex.source + ": more than " + std::to_string(kMaxLabels) +
-                  " distinct labels (the limit); is the label column right?");
-    }
-    labels.push_back(label);
-  };
-  for (const Example& ex : examples) {
-    if (!ex.labels.empty()) {
-      for (const std::string& label : ex.labels) add(ex, label);
-    } else if (ex.has_label) {
-      add(ex, ex.label);
-    }
-  }
-  std::sort(labels.begin(), labels.end());
-  return labels;
-}
-
-Document encode(const Example& example, const Tokenizer& tokenizer, const Vocab& vocab,
-                const std::vector<std::string>& labels, bool allow_unknown_labels) {
-  Document doc = encode_words(tokenizer.tokenize(example.text), vocab);
-  const auto find = [&](const std::string& label) {
-    const auto it = std::find(labels.begin(), labels.end(), label);
-    return it == labels.end() ? -1 : static_cast<std::int32_t>(it - labels.begin());
-  };
-  set_answer(doc, example, find, labels.size(), allow_unknown_labels);
-  return doc;
-}
-
-std::vector<Document> encode_all(const std::vector<Example>& examples, const Tokenizer& tokenizer,
-                                 const Vocab& vocab, const std::vector<std::string>& labels) {
-  std::unordered_map<std::string, std::int32_t> index;
-  index.reserve(labels.size());
-  for (std::size_t i = 0; i < labels.size(); ++i) {
-    index.emplace(labels[i], static_cast<std::int32_t>(i));
-  }
-  const auto find = [&](const std::string& label) {
-    const auto it = index.find(label);
-    return it == index.end() ? -1 : it->second;
-  };
-  std::vector<Document> docs;
-  docs.reserve(examples.size());
-  for (const Example& ex : examples) {
-    docs.push_back(encode_words(tokenizer.tokenize(ex.text), vocab));
-    set_answer(docs.back(), ex, find, labels.size(), false);
-  }
-  return docs;
-}
-
-Document encode_words(const TokenizedText& text, const Vocab& vocab, std::int32_t label) {
-  Document doc;
-  doc.label = label;
-  doc.sentences.reserve(text.size());
-  for (const Sentence& sentence : text) {
-    if (sentence.empty()) continue;
-    std::vector<std::int32_t> ids;
-    ids.reserve(sentence.size());
-    for (const std::string& w : sentence) ids.push_back(vocab.id(w));
-    doc.sentences.push_back(std::move(ids));
-  }
-  return doc;
 }
 
 }  // namespace han

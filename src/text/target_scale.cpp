@@ -15,16 +15,16 @@ double TargetScale::nearest_seen(double y) const {
   return y - *(above - 1) <= *above - y ? *(above - 1) : *above;
 }
 
-TargetScale target_scale(const std::vector<Document>& train, const std::string& train_path) {
+TargetScale target_scale(const Documents& train, const std::string& train_path) {
   TargetScale s;
   double sum = 0;
-  for (const Document& d : train) sum += d.target;
+  for (const DocumentView d : train) sum += d.target;
   s.mean = sum / static_cast<double>(std::max<std::size_t>(train.size(), 1));
   double squares = 0;
-  for (const Document& d : train) squares += (d.target - s.mean) * (d.target - s.mean);
+  for (const DocumentView d : train) squares += (d.target - s.mean) * (d.target - s.mean);
   s.sd = std::sqrt(squares / static_cast<double>(std::max<std::size_t>(train.size(), 1)));
   if (!(s.sd > 0)) throw Error(train_path + ": every training target is the same number: nothing to learn");
-  for (const Document& d : train) s.seen.push_back(d.target);
+  for (const DocumentView d : train) s.seen.push_back(d.target);
   std::sort(s.seen.begin(), s.seen.end());
   s.seen.erase(std::unique(s.seen.begin(), s.seen.end()), s.seen.end());
   if (s.seen.size() > kMaxSeenTargets) s.seen.clear();

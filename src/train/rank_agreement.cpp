@@ -7,16 +7,15 @@
 namespace han {
 namespace {
 
-void add_documents(Fnv1a& hash, const std::vector<Document>& docs) {
+// The flat arrays whole: equal on every rank exactly when the documents are.
+void add_documents(Fnv1a& hash, const Documents& docs) {
+  const WordArrays& w = docs.word_arrays();
   hash.add_value(docs.size());
-  for (const Document& d : docs) {
-    hash.add_value(d.label);
-    hash.add_value(d.sentences.size());
-    for (const auto& sentence : d.sentences) {
-      hash.add_value(sentence.size());
-      hash.add(sentence.data(), sentence.size() * sizeof(sentence[0]));
-    }
-  }
+  hash.add_value(w.narrow);
+  hash.add(w.words, w.word_count * (w.narrow ? sizeof(std::uint16_t) : sizeof(std::int32_t)));
+  hash.add(w.sentence_starts, (w.sentence_count + 1) * sizeof(std::uint64_t));
+  hash.add(w.document_starts, (docs.size() + 1) * sizeof(std::uint64_t));
+  hash.add(docs.answers().labels.data(), docs.size() * sizeof(std::int32_t));
 }
 
 std::uint64_t hash_corpus(const Corpus& corpus) {

@@ -65,7 +65,7 @@ void log_step(int epoch, std::size_t batch, std::size_t batches, long long step,
 // Share of the training documents that carry each label (multi-label).
 std::vector<double> label_rates(const Corpus& corpus) {
   std::vector<double> rates(corpus.labels.size(), 0.0);
-  for (const Document& d : corpus.train)
+  for (const DocumentView d : corpus.train)
     for (std::int32_t c : d.label_set) rates[c] += 1.0 / static_cast<double>(corpus.train.size());
   return rates;
 }

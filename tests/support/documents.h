@@ -6,6 +6,7 @@
 
 #include "han/core/random.h"
 #include "han/text/dataset.h"
+#include "han/text/encoding.h"
 
 namespace han::test {
 

@@ -37,15 +37,15 @@ class Predictor {
   // An ensemble: members share cfg and the head (and a vocabulary and labels); the same terms.
   Predictor(std::vector<const HanParams*> members, const ModelConfig& cfg, int threads, OutputHead head = {});
   // Probabilities (C, n), column i for docs[i]. Documents are batched by length.
-  Matrix predict(const std::vector<Document>& docs, Index batch_size,
+  Matrix predict(const Documents& docs, Index batch_size,
                  std::vector<Explanation>* explanations = nullptr,
                  PaddingAttention* padding = nullptr) const;
   // The same over given batches (every document in exactly one of them).
-  Matrix predict(const std::vector<Document>& docs, const std::vector<std::vector<Index>>& batches,
+  Matrix predict(const Documents& docs, const std::vector<std::vector<Index>>& batches,
                  std::vector<Explanation>* explanations = nullptr,
                  PaddingAttention* padding = nullptr) const;
   // Probabilities (C, B) for docs[indices] padded together as one batch, in that order.
-  Matrix predict_batch(const std::vector<Document>& docs, const std::vector<Index>& indices,
+  Matrix predict_batch(const Documents& docs, const std::vector<Index>& indices,
                        std::vector<Explanation>* explanations = nullptr,
                        PaddingAttention* padding = nullptr) const;
   // Number of classes: the rows of every probability matrix (1 for regression).
@@ -58,10 +58,10 @@ class Predictor {
   void on_progress(std::function<bool(Index done)> f) { progress_ = std::move(f); }
 
  private:
-  Matrix predict_batch(const std::vector<Document>& docs, const std::vector<Index>& indices, int threads,
+  Matrix predict_batch(const Documents& docs, const std::vector<Index>& indices, int threads,
                        std::vector<Explanation>* explanations, PaddingAttention* padding) const;
   Matrix forward_members(const Batch& shard, HanCache& cache) const;
-  void fill_word_inputs(const std::vector<Document>& docs, const std::vector<Index>& indices) const;
+  void fill_word_inputs(const Documents& docs, const std::vector<Index>& indices) const;
 
   std::vector<const HanParams*> members_;
   ModelConfig cfg_;

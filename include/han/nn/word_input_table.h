@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "han/text/dataset.h"
+#include "han/text/documents.h"
 #include "han/nn/model.h"
 
 namespace han {
@@ -20,7 +20,7 @@ class WordInputTable {
   explicit WordInputTable(const HanParams& params);
   // Computes the columns of every word of docs[indices] not yet in the table.
   // Not thread-safe: call it before the threads that read the table start.
-  void fill(const std::vector<Document>& docs, const std::vector<Index>& indices);
+  void fill(const Documents& docs, const std::vector<Index>& indices);
   // The (6Hw, V) table for han_forward, or null when it is not used.
   const Matrix* table() const { return enabled_ ? &table_ : nullptr; }
 

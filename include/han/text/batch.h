@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "han/text/dataset.h"
+#include "han/text/documents.h"
 #include "han/core/types.h"
 
 namespace han {
@@ -31,13 +31,13 @@ struct Batch {
 // Pads docs[indices] into one batch. S and W are the longest document and sentence
 // among them, or at least min_sentences / min_words (used to give shards of one batch
 // the batch's padded shape); never less than 1, so a batch of empty documents is valid.
-Batch make_batch(const std::vector<Document>& docs, const std::vector<Index>& indices,
+Batch make_batch(const Documents& docs, const std::vector<Index>& indices,
                  Index min_sentences = 1, Index min_words = 1);
 
 // Splits docs[indices] into at most `shards` contiguous parts of about equal real-token
 // counts (non-empty unless indices is; then one empty part), each padded to the shape
 // the whole batch would have, so every shard computes exactly what the batch would.
-std::vector<Batch> make_shards(const std::vector<Document>& docs, const std::vector<Index>& indices,
+std::vector<Batch> make_shards(const Documents& docs, const std::vector<Index>& indices,
                                int shards);
 
 }  // namespace han

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "han/core/config.h"
-#include "han/text/dataset.h"
+#include "han/text/documents.h"
 #include "han/core/types.h"
 
 namespace han {
@@ -17,13 +17,13 @@ using BatchIndices = std::vector<Index>;
 
 class Batcher {
  public:
-  Batcher(const std::vector<Document>& docs, const BatchingConfig& cfg, std::uint64_t seed);
+  Batcher(const Documents& docs, const BatchingConfig& cfg, std::uint64_t seed);
   std::vector<BatchIndices> epoch(int epoch) const;
   Index skipped_empty() const { return skipped_empty_; }
   Index documents() const { return static_cast<Index>(usable_.size()); }
 
  private:
-  const std::vector<Document>& docs_;
+  const Documents& docs_;
   BatchingConfig cfg_;
   std::uint64_t seed_;
   std::vector<Index> usable_;
@@ -32,14 +32,14 @@ class Batcher {
 
 // Batches for inference over every document (empty ones included), sorted by length so
 // little padding is computed; callers restore input order through Batch::documents.
-std::vector<BatchIndices> inference_batches(const std::vector<Document>& docs, Index batch_size);
+std::vector<BatchIndices> inference_batches(const Documents& docs, Index batch_size);
 
 // Batches for evaluating under a batching strategy, every document included: bucket =
 // inference_batches; random = a seeded shuffle cut into batches (padding as in training).
-std::vector<BatchIndices> evaluation_batches(const std::vector<Document>& docs, BatchStrategy strategy,
+std::vector<BatchIndices> evaluation_batches(const Documents& docs, BatchStrategy strategy,
                                              Index batch_size, std::uint64_t seed);
 
 // Orders indices by (sentence count, longest sentence), both ascending; stable.
-void sort_by_length(const std::vector<Document>& docs, std::vector<Index>& indices);
+void sort_by_length(const Documents& docs, std::vector<Index>& indices);
 
 }  // namespace han

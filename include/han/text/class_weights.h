@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "han/core/config.h"
-#include "han/text/dataset.h"
+#include "han/text/documents.h"
 
 namespace han {
 
@@ -13,9 +13,9 @@ namespace han {
 // scikit-learn's class_weight="balanced"; given: the config's weight, 1 for a label it
 // does not name. A given label that is not among `labels` is an error naming the key.
 std::vector<double> class_weights(const ClassWeights& setting, const std::vector<std::string>& labels,
-                                  const std::vector<Document>& train);
+                                  const Documents& train);
 
 // Multiplies each document's weight by its class's weight.
-void apply_class_weights(const std::vector<double>& weights, std::vector<Document>& docs);
+void apply_class_weights(const std::vector<double>& weights, Documents& docs);
 
 }  // namespace han

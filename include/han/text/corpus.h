@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "han/core/config.h"
-#include "han/text/dataset.h"
+#include "han/text/documents.h"
 #include "han/text/target_scale.h"
 #include "han/text/vocab.h"
 
@@ -15,7 +15,7 @@ struct Corpus {
   Vocab vocab;
   std::vector<std::string> labels;  // none for regression
   TargetScale targets;              // regression: the training targets' scale
-  std::vector<Document> train, dev, test;
+  Documents train, dev, test;
   int max_sentences = 0, max_words = 0;  // the caps the documents were read with ("auto" chosen)
 };
 

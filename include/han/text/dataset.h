@@ -10,6 +10,7 @@
 // line at a time, so memory holds the examples plus the current line only.
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -62,6 +63,10 @@ struct Example {
 std::vector<Example> read_examples(const std::string& path, DataFormat format,
                                    bool require_labels);
 std::vector<Example> read_examples(const std::string& path, DataFormat format, const LabelOptions& options);
+// The same examples handed to `visit` one at a time, as they are read: memory holds one.
+using ExampleVisitor = std::function<void(Example&&)>;
+void visit_examples(const std::string& path, DataFormat format, const LabelOptions& options,
+                    const ExampleVisitor& visit);
 
 // Parses one JSON Lines record (used for files and for `predict --data-format jsonl`).
 // `where` is "file:line" for messages. The label may be absent when !require_label.
@@ -79,20 +84,5 @@ struct Document {
   std::vector<std::vector<std::int32_t>> sentences;  // word ids, no PAD inside
   std::int64_t tokens() const;
 };
-
-// Sorted distinct labels of the examples, or of their label sets (the class order of a model). More than
-// kMaxLabels is an error naming the example that brings one too many.
-std::vector<std::string> collect_labels(const std::vector<Example>& examples);
-
-// Maps tokenized text to word ids (for callers that keep the words, e.g. to show
-// attention); label -1 = unknown.
-Document encode_words(const TokenizedText& text, const Vocab& vocab, std::int32_t label = -1);
-
-// Tokenizes and maps to ids. A label not in `labels` is an error naming the example's
-// source (e.g. evaluating on a class the model never saw) unless allow_unknown_labels.
-Document encode(const Example& example, const Tokenizer& tokenizer, const Vocab& vocab,
-                const std::vector<std::string>& labels, bool allow_unknown_labels = false);
-std::vector<Document> encode_all(const std::vector<Example>& examples, const Tokenizer& tokenizer,
-                                 const Vocab& vocab, const std::vector<std::string>& labels);
 
 }  // namespace han

@@ -4,7 +4,7 @@
 // training targets are kept too: eval rounds a prediction to the nearest of them.
 #include <vector>
 
-#include "han/text/dataset.h"
+#include "han/text/documents.h"
 
 namespace han {
 
@@ -24,6 +24,6 @@ struct TargetScale {
 
 // The scale of the training documents' targets. Targets that are all equal are an error
 // naming `train_path` (there is nothing to learn).
-TargetScale target_scale(const std::vector<Document>& train, const std::string& train_path);
+TargetScale target_scale(const Documents& train, const std::string& train_path);
 
 }  // namespace han

@@ -43,6 +43,7 @@ class Vocab {
 class VocabBuilder {
  public:
   void add(const TokenizedText& text);
+  void add(const std::string& word, std::int64_t count) { counts_[word] += count; }
   // Words with count >= min_count, the most frequent first, at most max_size entries
   // in total (PAD and UNK included).
   Vocab build(int min_count, int max_size) const;

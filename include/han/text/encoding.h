@@ -1,0 +1,61 @@
+#pragma once
+// Examples (text and answers) to documents of word and label ids.
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "han/text/dataset.h"
+#include "han/text/documents.h"
+
+namespace han {
+
+// The distinct labels of examples seen one at a time, or of their label sets. More than
+// kMaxLabels is an error naming the example that brings one too many.
+class LabelCollector {
+ public:
+  void add(const Example& example);
+  // Sorted: the class order of a model.
+  std::vector<std::string> sorted() const;
+
+ private:
+  void add_label(const Example& example, const std::string& label);
+  std::unordered_set<std::string> seen_;
+};
+
+std::vector<std::string> collect_labels(const std::vector<Example>& examples);
+
+// A label's index in a model's label list; -1 when it is not there.
+class LabelIndex {
+ public:
+  explicit LabelIndex(const std::vector<std::string>& labels);
+  std::int32_t find(const std::string& label) const;
+  std::size_t size() const { return index_.size(); }
+
+ private:
+  std::unordered_map<std::string, std::int32_t> index_;
+};
+
+// The example's answer and weight on `doc`: its label's index (single), its label set's
+// indices (multilabel) or its target (regression). A label not in `labels` is an error
+// naming the example's source (e.g. evaluating on a class the model never saw) unless
+// allow_unknown, when it is left out (-1 for a single label).
+void set_answer(Document& doc, const Example& example, const LabelIndex& labels, bool allow_unknown = false);
+
+// Maps tokenized text to word ids (for callers that keep the words, e.g. to show
+// attention); label -1 = unknown.
+Document encode_words(const TokenizedText& text, const Vocab& vocab, std::int32_t label = -1);
+
+// Tokenizes and maps to ids, answers as set_answer.
+Document encode(const Example& example, const Tokenizer& tokenizer, const Vocab& vocab,
+                const std::vector<std::string>& labels, bool allow_unknown_labels = false);
+Documents encode_all(const std::vector<Example>& examples, const Tokenizer& tokenizer,
+                     const Vocab& vocab, const std::vector<std::string>& labels);
+
+// Reads, tokenizes and encodes a data file one example at a time: memory holds the
+// documents' ids, never the text.
+Documents encode_file(const std::string& path, DataFormat format, const LabelOptions& options,
+                      const Tokenizer& tokenizer, const Vocab& vocab, const std::vector<std::string>& labels);
+
+}  // namespace han

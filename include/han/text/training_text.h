@@ -1,0 +1,46 @@
+#pragma once
+// The training split read in one pass, before its vocabulary exists: each word gets a
+// provisional id where it first appears, so the text is tokenized once and never kept.
+// Caps, word counts and the vocabulary are then worked out from the ids alone
+// (corpus.cpp), and the ids mapped to the vocabulary's.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "han/text/caps.h"
+#include "han/text/dataset.h"
+#include "han/text/documents.h"
+
+namespace han {
+
+struct TrainingText {
+  std::vector<std::string> words;                 // provisional id -> word
+  std::vector<std::int32_t> ids;                  // every token, as provisional ids
+  std::vector<std::uint64_t> sentence_starts{0};  // into ids
+  std::vector<std::uint64_t> document_starts{0};  // into the sentences
+  std::vector<std::string> labels;                // sorted; answers.labels index them
+  Answers answers;
+
+  std::size_t documents() const { return document_starts.size() - 1; }
+};
+
+// `tokenizer` applies the caps when they are fixed; with "auto" caps it has none, and the
+// caps are chosen from shapes() and applied by `kept_counts` and `to_documents`.
+TrainingText read_training_text(const std::string& path, DataFormat format, const LabelOptions& options,
+                                const Tokenizer& tokenizer);
+
+// Renumbers the answers to index `labels`, which hold every label of the text (a
+// trained model's, when training starts from it).
+void renumber_labels(TrainingText& text, const std::vector<std::string>& labels);
+
+// Each document's sentence lengths (for choosing "auto" caps).
+DocumentShapes shapes(const TrainingText& text);
+
+// How often each provisional word occurs within the caps (0 = no cap).
+std::vector<std::int64_t> kept_counts(const TrainingText& text, int max_sentences, int max_words);
+
+// The documents within the caps, each provisional id replaced by to_vocab[id].
+Documents to_documents(const TrainingText& text, int max_sentences, int max_words,
+                       const std::vector<std::int32_t>& to_vocab, std::size_t vocab_size);
+
+}  // namespace han

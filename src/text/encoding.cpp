@@ -1,0 +1,112 @@
+#include "han/text/encoding.h"
+
+#include <algorithm>
+
+#include "han/core/error.h"
+#include "han/core/json_text.h"
+
+namespace han {
+
+void LabelCollector::add_label(const Example& example, const std::string& label) {
+  if (seen_.count(label)) return;
+  if (seen_.size() == kMaxLabels)
+    throw Error(example.source + ": more than " + std::to_string(kMaxLabels) +
+                " distinct labels (the limit); is the label column right?");
+  seen_.insert(label);
+}
+
+void LabelCollector::add(const Example& example) {
+  if (!example.labels.empty()) {
+    for (const std::string& label : example.labels) add_label(example, label);
+  } else if (example.has_label) {
+    add_label(example, example.label);
+  }
+}
+
+std::vector<std::string> LabelCollector::sorted() const {
+  std::vector<std::string> labels(seen_.begin(), seen_.end());
+  std::sort(labels.begin(), labels.end());
+  return labels;
+}
+
+std::vector<std::string> collect_labels(const std::vector<Example>& examples) {
+  LabelCollector collector;
+  for (const Example& ex : examples) collector.add(ex);
+  return collector.sorted();
+}
+
+LabelIndex::LabelIndex(const std::vector<std::string>& labels) {
+  index_.reserve(labels.size());
+  for (std::size_t i = 0; i < labels.size(); ++i) index_.emplace(labels[i], static_cast<std::int32_t>(i));
+}
+
+std::int32_t LabelIndex::find(const std::string& label) const {
+  const auto it = index_.find(label);
+  return it == index_.end() ? -1 : it->second;
+}
+
+void set_answer(Document& doc, const Example& ex, const LabelIndex& labels, bool allow_unknown) {
+  doc.weight = static_cast<float>(ex.weight);
+  doc.target = static_cast<float>(ex.target);
+  if (!ex.has_label || ex.has_target) return;
+  const auto index = [&](const std::string& label) {
+    const std::int32_t i = labels.find(label);
+    if (i < 0 && !allow_unknown)
+      throw Error(ex.source + ": label " + quote_excerpt(label) + " is not one of the model's " +
+                  std::to_string(labels.size()) + " labels");
+    return i;
+  };
+  if (ex.labels.empty()) {
+    doc.label = index(ex.label);
+    return;
+  }
+  for (const std::string& label : ex.labels)
+    if (const std::int32_t i = index(label); i >= 0) doc.label_set.push_back(i);
+}
+
+Document encode_words(const TokenizedText& text, const Vocab& vocab, std::int32_t label) {
+  Document doc;
+  doc.label = label;
+  doc.sentences.reserve(text.size());
+  for (const Sentence& sentence : text) {
+    if (sentence.empty()) continue;
+    std::vector<std::int32_t> ids;
+    ids.reserve(sentence.size());
+    for (const std::string& w : sentence) ids.push_back(vocab.id(w));
+    doc.sentences.push_back(std::move(ids));
+  }
+  return doc;
+}
+
+Document encode(const Example& example, const Tokenizer& tokenizer, const Vocab& vocab,
+                const std::vector<std::string>& labels, bool allow_unknown_labels) {
+  Document doc = encode_words(tokenizer.tokenize(example.text), vocab);
+  set_answer(doc, example, LabelIndex(labels), allow_unknown_labels);
+  return doc;
+}
+
+Documents encode_all(const std::vector<Example>& examples, const Tokenizer& tokenizer, const Vocab& vocab,
+                     const std::vector<std::string>& labels) {
+  const LabelIndex index(labels);
+  Documents docs(vocab.size());
+  for (const Example& ex : examples) {
+    Document doc = encode_words(tokenizer.tokenize(ex.text), vocab);
+    set_answer(doc, ex, index);
+    docs.push_back(doc);
+  }
+  return docs;
+}
+
+Documents encode_file(const std::string& path, DataFormat format, const LabelOptions& options,
+                      const Tokenizer& tokenizer, const Vocab& vocab, const std::vector<std::string>& labels) {
+  const LabelIndex index(labels);
+  Documents docs(vocab.size());
+  visit_examples(path, format, options, [&](Example&& ex) {
+    Document doc = encode_words(tokenizer.tokenize(ex.text), vocab);
+    set_answer(doc, ex, index);
+    docs.push_back(doc);
+  });
+  return docs;
+}
+
+}  // namespace han

@@ -1,0 +1,159 @@
+#include "han/text/training_text.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "han/core/error.h"
+#include "han/text/encoding.h"
+
+namespace han {
+namespace {
+
+// Label l of the answers becomes to[l].
+void renumber(Answers& answers, const std::vector<std::int32_t>& to) {
+  for (std::int32_t& l : answers.labels)
+    if (l >= 0) l = to[l];
+  for (std::int32_t& l : answers.label_set_ids) l = to[l];
+}
+
+// Labels are numbered as they first appear, then renumbered in sorted order.
+class ProvisionalLabels {
+ public:
+  std::int32_t id(const std::string& label) {
+    const auto [it, added] = ids_.emplace(label, static_cast<std::int32_t>(labels_.size()));
+    if (added) labels_.push_back(label);
+    return it->second;
+  }
+  // Sorts the labels and renumbers `answers` to match.
+  std::vector<std::string> sort_into(Answers& answers) const {
+    std::vector<std::string> sorted = labels_;
+    std::sort(sorted.begin(), sorted.end());
+    std::vector<std::int32_t> renumber(labels_.size());
+    for (std::size_t i = 0; i < sorted.size(); ++i) renumber[ids_.at(sorted[i])] = static_cast<std::int32_t>(i);
+    han::renumber(answers, renumber);
+    return sorted;
+  }
+
+ private:
+  std::unordered_map<std::string, std::int32_t> ids_;
+  std::vector<std::string> labels_;
+};
+
+class TrainingTextReader {
+ public:
+  explicit TrainingTextReader(const Tokenizer& tokenizer) : tokenizer_(tokenizer) {}
+
+  void add(const Example& ex) {
+    collector_.add(ex);  // the kMaxLabels check, naming the example
+    for (const Sentence& sentence : tokenizer_.tokenize(ex.text)) {
+      if (sentence.empty()) continue;
+      for (const std::string& w : sentence) text_.ids.push_back(word_id(w));
+      text_.sentence_starts.push_back(text_.ids.size());
+    }
+    text_.document_starts.push_back(text_.sentence_starts.size() - 1);
+    Answers& a = text_.answers;
+    a.weights.push_back(static_cast<float>(ex.weight));
+    a.targets.push_back(static_cast<float>(ex.target));
+    const bool labelled = ex.has_label && !ex.has_target;
+    a.labels.push_back(labelled && ex.labels.empty() ? labels_.id(ex.label) : -1);
+    if (labelled)
+      for (const std::string& label : ex.labels) a.label_set_ids.push_back(labels_.id(label));
+    a.label_set_starts.push_back(a.label_set_ids.size());
+  }
+
+  TrainingText finish() {
+    text_.labels = labels_.sort_into(text_.answers);
+    return std::move(text_);
+  }
+
+ private:
+  std::int32_t word_id(const std::string& w) {
+    const auto [it, added] = ids_.emplace(w, static_cast<std::int32_t>(text_.words.size()));
+    if (added) text_.words.push_back(w);
+    return it->second;
+  }
+
+  const Tokenizer& tokenizer_;
+  LabelCollector collector_;
+  ProvisionalLabels labels_;
+  std::unordered_map<std::string, std::int32_t> ids_;
+  TrainingText text_;
+};
+
+// Calls visit(first, count) for each sentence within the caps, document by document,
+// and end_document(d) after each.
+template <class Sentence, class EndDocument>
+void for_each_kept(const TrainingText& text, int max_sentences, int max_words, Sentence&& sentence,
+                   EndDocument&& end_document) {
+  const std::uint64_t s_cap = max_sentences > 0 ? static_cast<std::uint64_t>(max_sentences) : UINT64_MAX;
+  const std::uint64_t w_cap = max_words > 0 ? static_cast<std::uint64_t>(max_words) : UINT64_MAX;
+  for (std::size_t d = 0; d < text.documents(); ++d) {
+    const std::uint64_t first = text.document_starts[d], end = text.document_starts[d + 1];
+    for (std::uint64_t s = first; s < end && s - first < s_cap; ++s) {
+      const std::uint64_t begin = text.sentence_starts[s];
+      sentence(text.ids.data() + begin, std::min(text.sentence_starts[s + 1] - begin, w_cap));
+    }
+    end_document(d);
+  }
+}
+
+}  // namespace
+
+TrainingText read_training_text(const std::string& path, DataFormat format, const LabelOptions& options,
+                                const Tokenizer& tokenizer) {
+  TrainingTextReader reader(tokenizer);
+  visit_examples(path, format, options, [&](Example&& ex) { reader.add(ex); });
+  return reader.finish();
+}
+
+void renumber_labels(TrainingText& text, const std::vector<std::string>& labels) {
+  const LabelIndex index(labels);
+  std::vector<std::int32_t> renumber(text.labels.size());
+  for (std::size_t i = 0; i < renumber.size(); ++i) {
+    renumber[i] = index.find(text.labels[i]);
+    HAN_ASSERT(renumber[i] >= 0);
+  }
+  han::renumber(text.answers, renumber);
+  text.labels = labels;
+}
+
+DocumentShapes shapes(const TrainingText& text) {
+  DocumentShapes out(text.documents());
+  for (std::size_t d = 0; d < text.documents(); ++d)
+    for (std::uint64_t s = text.document_starts[d]; s < text.document_starts[d + 1]; ++s)
+      out[d].push_back(static_cast<std::int32_t>(text.sentence_starts[s + 1] - text.sentence_starts[s]));
+  return out;
+}
+
+std::vector<std::int64_t> kept_counts(const TrainingText& text, int max_sentences, int max_words) {
+  std::vector<std::int64_t> counts(text.words.size(), 0);
+  for_each_kept(
+      text, max_sentences, max_words,
+      [&](const std::int32_t* ids, std::uint64_t n) {
+        for (std::uint64_t i = 0; i < n; ++i) ++counts[ids[i]];
+      },
+      [](std::size_t) {});
+  return counts;
+}
+
+Documents to_documents(const TrainingText& text, int max_sentences, int max_words,
+                       const std::vector<std::int32_t>& to_vocab, std::size_t vocab_size) {
+  Documents docs(vocab_size);
+  std::vector<std::int32_t> mapped;
+  std::vector<std::int32_t> label_set;
+  const Answers& a = text.answers;
+  for_each_kept(
+      text, max_sentences, max_words,
+      [&](const std::int32_t* ids, std::uint64_t n) {
+        mapped.resize(n);
+        for (std::uint64_t i = 0; i < n; ++i) mapped[i] = to_vocab[ids[i]];
+        docs.add_sentence(mapped.data(), mapped.size());
+      },
+      [&](std::size_t d) {
+        label_set.assign(a.label_set_ids.begin() + a.label_set_starts[d], a.label_set_ids.begin() + a.label_set_starts[d + 1]);
+        docs.end_document(a.labels[d], label_set, a.targets[d], a.weights[d]);
+      });
+  return docs;
+}
+
+}  // namespace han
