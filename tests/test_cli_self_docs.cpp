@@ -15,7 +15,7 @@ using namespace han::test;
 
 namespace {
 
-const std::vector<std::string> kVerbs = {"train", "predict", "eval", "info", "ablate", "embed"};
+const std::vector<std::string> kVerbs = {"train", "predict", "eval", "info", "ablate", "embed", "prepare"};
 
 // The long flags a verb's --help lists.
 std::set<std::string> help_flags(const std::string& verb) {
@@ -63,7 +63,9 @@ TEST_CASE("han --man documents every verb and every flag its --help lists", "[se
 }
 
 TEST_CASE("bash completion offers the verbs, each verb's flags, and refuses unknown shells", "[self_docs]") {
-  CHECK(completions("han pr") == "predict\n");
+  CHECK(completions("han pr") == "predict prepare\n");
+  CHECK(completions("han pre") == "predict prepare\n");
+  CHECK(completions("han prep") == "prepare\n");
   CHECK(completions("han predict --data-f") == "--data-format\n");
   CHECK(completions("han help ab") == "ablate\n");
   for (const std::string& verb : kVerbs) {

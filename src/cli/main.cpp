@@ -148,6 +148,7 @@ int main(int raw_argc, char** raw_argv) {
   han::cli::add_info_command(app);
   han::cli::add_ablate_command(app);
   han::cli::add_embed_command(app);
+  han::cli::add_prepare_command(app);
   // Set after the verbs, which would otherwise inherit it.
   app.footer("Also: han --man (the manual page), han --completion bash|zsh (shell completion).");
   if (const std::optional<int> status = han::cli::answer_self_docs(app, argc, argv)) return *status;

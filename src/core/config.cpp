@@ -94,6 +94,9 @@ void visit_fields(DataConfig& c, V& v) {
   v.path("unlabeled", c.unlabeled, "unlabelled text, one document per line, for skip-gram vectors; \"\" = none");
   v.text("label_separator", c.label_separator, "tsv, model.task multilabel: separates the labels of the label field");
   v.text("target_key", c.target_key, "jsonl, model.task regression: the key holding the number to predict");
+  v.path("cache", c.cache,
+         "token cache file: the tokenized splits, written once and mapped by later runs on the same data and "
+         "tokenizer settings (see han prepare); \"\" = none");
 }
 
 template <class V>
@@ -653,7 +656,7 @@ nlohmann::json config_to_json(const Config& c) {
       {"data", "unlabeled"},         {"model", "sentence_dropout"}, {"model", "embedding_dropout"},
       {"model", "word_dropout"},     {"optimizer", "warmup"},       {"trainer", "select"},
       {"trainer", "ensemble"},       {"model", "task"},             {"data", "label_separator"},   {"data", "target_key"},
-      {"trainer", "init"},           {"trainer", "extend_vocab"}};
+      {"trainer", "init"},           {"trainer", "extend_vocab"},   {"data", "cache"}};
   for (const auto& [section, key] : later_keys)
     if (out[section][key] == defaults[section][key]) out[section].erase(key);
   if (out["embed"] == defaults["embed"] && !pretrains_embeddings(c.model)) out.erase("embed");

@@ -147,13 +147,14 @@ std::FILE* create_temp_file(const std::string& path, const std::string& tmp) {
 
 // Writes, flushes, syncs and closes f; returns 0 or the errno of the first failure.
 // f is closed in every case.
-int write_and_close(std::FILE* f, const std::string& bytes) {
+int write_and_close(std::FILE* f, const std::vector<std::string_view>& parts) {
   errno = 0;
-  if (!bytes.empty() && std::fwrite(bytes.data(), 1, bytes.size(), f) != bytes.size()) {
-    const int e = errno ? errno : EIO;
-    std::fclose(f);
-    return e;
-  }
+  for (std::string_view bytes : parts)
+    if (!bytes.empty() && std::fwrite(bytes.data(), 1, bytes.size(), f) != bytes.size()) {
+      const int e = errno ? errno : EIO;
+      std::fclose(f);
+      return e;
+    }
   if (std::fflush(f) != 0 || ::fsync(::fileno(f)) != 0) {
     const int e = errno ? errno : EIO;
     std::fclose(f);
@@ -165,10 +166,14 @@ int write_and_close(std::FILE* f, const std::string& bytes) {
 }  // namespace
 
 void write_file_atomically(const std::string& path, const std::string& bytes) {
+  write_file_atomically(path, std::vector<std::string_view>{bytes});
+}
+
+void write_file_atomically(const std::string& path, const std::vector<std::string_view>& parts) {
   const fs::path folder = checked_target_folder(path);
   const std::string tmp = path + ".tmp." + std::to_string(static_cast<long>(::getpid()));
   std::FILE* f = create_temp_file(path, tmp);
-  int err = write_and_close(f, bytes);
+  int err = write_and_close(f, parts);
   if (err == 0 && std::rename(tmp.c_str(), path.c_str()) != 0) err = errno;
   if (err != 0) {
     std::remove(tmp.c_str());

@@ -15,6 +15,7 @@
 #include "han/text/caps.h"
 #include "han/text/class_weights.h"
 #include "han/text/encoding.h"
+#include "han/text/token_cache.h"
 #include "han/text/training_text.h"
 #include "han/core/json_text.h"
 
@@ -126,6 +127,62 @@ std::vector<std::int32_t> vocab_ids(const TrainingText& text, const Vocab& vocab
   return ids;
 }
 
+// The corpus read from the text: vocabulary and labels from train, dev and test encoded
+// with them. Class weights are not applied yet (a token cache stores the corpus without).
+Corpus read_corpus(const Config& given, const std::vector<std::string>& vector_words, const CorpusBase* base) {
+  Corpus corpus;
+  {
+    TrainingText train = read_train(given);
+    if (given.model.task != Task::regression) corpus.labels = train.labels;
+    const std::size_t least = given.model.task == Task::single ? 2 : given.model.task == Task::multilabel ? 1 : 0;
+    if (corpus.labels.size() < least)
+      throw Error(given.data.train + ": needs at least " + std::to_string(least) + " distinct labels, found " +
+                  std::to_string(corpus.labels.size()));
+    const CapChoice caps = caps_for(train, given.tokenizer);
+    corpus.max_sentences = caps.max_sentences;
+    corpus.max_words = caps.max_words;
+    std::tie(corpus.vocab, corpus.train_distinct_words) = training_vocab(train, corpus, given.tokenizer);
+    const std::size_t from_train = corpus.vocab.size();
+    if (!vector_words.empty()) {
+      corpus.vocab = with_vector_words(corpus.vocab, vector_words, given.tokenizer.max_vocab);
+      spdlog::info("vocabulary: {} words from train, {} more from the pretrained vectors", from_train,
+                   corpus.vocab.size() - from_train);
+    }
+    if (base) adopt_base(corpus, *base, given.tokenizer.max_vocab);
+    if (corpus.labels != train.labels) renumber_labels(train, corpus.labels);
+    const std::vector<std::int32_t> ids = vocab_ids(train, corpus.vocab);
+    corpus.train = to_documents(std::move(train), corpus.max_sentences, corpus.max_words, ids, corpus.vocab.size());
+  }  // the provisional ids are freed before dev and test are read
+  const Config cfg = with_corpus_caps(given, corpus);
+  const Tokenizer tokenizer(tokenizer_options(cfg.tokenizer));
+  for (auto [path, docs, split] : {std::tuple{&cfg.data.dev, &corpus.dev, "dev"}, {&cfg.data.test, &corpus.test, "test"}}) {
+    if (path->empty()) continue;
+    *docs = read_split(*path, split, cfg, tokenizer, corpus.vocab, corpus.labels);
+  }
+  return corpus;
+}
+
+// The corpus from data.cache when it holds this data read with these settings; else read
+// from the text and written there for the next run (a cache that cannot be written costs
+// a warning, not the run).
+Corpus cached_corpus(const Config& cfg, const std::vector<std::string>& vector_words, const CorpusBase* base) {
+  const auto start = Clock::now();
+  const std::uint64_t fingerprint = corpus_fingerprint(cfg, vector_words, base);
+  if (std::optional<Corpus> cached = read_token_cache(cfg.data.cache, fingerprint)) {
+    spdlog::info("token cache {}: {} documents mapped in {:.2f} s", cfg.data.cache,
+                 cached->train.size() + cached->dev.size() + cached->test.size(), seconds_since(start));
+    return std::move(*cached);
+  }
+  Corpus corpus = read_corpus(cfg, vector_words, base);
+  try {
+    write_token_cache(cfg.data.cache, corpus, fingerprint);
+    spdlog::info("token cache {} written", cfg.data.cache);
+  } catch (const Error& e) {
+    spdlog::warn("token cache not written: {}", e.what());
+  }
+  return corpus;
+}
+
 }  // namespace
 
 Config with_corpus_caps(Config cfg, const Corpus& corpus) {
@@ -137,44 +194,16 @@ Config with_corpus_caps(Config cfg, const Corpus& corpus) {
 Corpus load_corpus(const Config& given, const std::vector<std::string>& vector_words, const CorpusBase* base) {
   if (given.data.train.empty()) throw Error("data.train: no training file given");
   refuse_stream_read_twice(given);
-  Corpus corpus;
-  std::size_t distinct_words = 0, from_train = 0;
-  {
-    TrainingText train = read_train(given);
-    if (given.model.task != Task::regression) corpus.labels = train.labels;
-    const std::size_t least = given.model.task == Task::single ? 2 : given.model.task == Task::multilabel ? 1 : 0;
-    if (corpus.labels.size() < least)
-      throw Error(given.data.train + ": needs at least " + std::to_string(least) + " distinct labels, found " +
-                  std::to_string(corpus.labels.size()));
-    const CapChoice caps = caps_for(train, given.tokenizer);
-    corpus.max_sentences = caps.max_sentences;
-    corpus.max_words = caps.max_words;
-    std::tie(corpus.vocab, distinct_words) = training_vocab(train, corpus, given.tokenizer);
-    from_train = corpus.vocab.size();
-    if (!vector_words.empty()) corpus.vocab = with_vector_words(corpus.vocab, vector_words, given.tokenizer.max_vocab);
-    if (base) adopt_base(corpus, *base, given.tokenizer.max_vocab);
-    if (corpus.labels != train.labels) renumber_labels(train, corpus.labels);
-    corpus.train = to_documents(train, corpus.max_sentences, corpus.max_words, vocab_ids(train, corpus.vocab),
-                                corpus.vocab.size());
-  }
-  const Config cfg = with_corpus_caps(given, corpus);
-  if (cfg.model.task == Task::regression) corpus.targets = target_scale(corpus.train, cfg.data.train);
-  apply_class_weights(class_weights(cfg.loss.class_weights, corpus.labels, corpus.train), corpus.train);
-  const Tokenizer tokenizer(tokenizer_options(cfg.tokenizer));
-  for (auto [path, docs, split] : {std::tuple{&cfg.data.dev, &corpus.dev, "dev"}, {&cfg.data.test, &corpus.test, "test"}}) {
-    if (path->empty()) continue;
-    *docs = read_split(*path, split, cfg, tokenizer, corpus.vocab, corpus.labels);
-  }
+  Corpus corpus = given.data.cache.empty() ? read_corpus(given, vector_words, base) : cached_corpus(given, vector_words, base);
+  if (given.model.task == Task::regression) corpus.targets = target_scale(corpus.train, given.data.train);
+  apply_class_weights(class_weights(given.loss.class_weights, corpus.labels, corpus.train), corpus.train);
   const std::string answers =
-      cfg.model.task == Task::regression
+      given.model.task == Task::regression
           ? fmt::format("targets of mean {:.4g} and sd {:.4g}", corpus.targets.mean, corpus.targets.sd)
           : std::to_string(corpus.labels.size()) + " labels";
   spdlog::info("corpus: {} train / {} dev / {} test documents, {}, vocabulary {} (of {} distinct words)",
                corpus.train.size(), corpus.dev.size(), corpus.test.size(), answers, corpus.vocab.size(),
-               distinct_words);
-  if (!vector_words.empty())
-    spdlog::info("vocabulary: {} words from train, {} more from the pretrained vectors", from_train,
-                 corpus.vocab.size() - from_train);
+               corpus.train_distinct_words);
   return corpus;
 }
 

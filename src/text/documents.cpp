@@ -92,6 +92,20 @@ void Documents::push_back(const Document& doc) {
   end_document(doc.label, doc.label_set, doc.target, doc.weight);
 }
 
+void Documents::reserve(std::uint64_t words, std::uint64_t sentences, std::size_t documents) {
+  HAN_ASSERT(!mapping_);
+  if (words_.narrow)
+    narrow_words_.reserve(narrow_words_.size() + words);
+  else
+    wide_words_.reserve(wide_words_.size() + words);
+  sentence_starts_.reserve(sentence_starts_.size() + sentences);
+  document_starts_.reserve(document_starts_.size() + documents);
+  for (auto* v : {&answers_.targets, &answers_.weights}) v->reserve(v->size() + documents);
+  answers_.labels.reserve(answers_.labels.size() + documents);
+  answers_.label_set_starts.reserve(answers_.label_set_starts.size() + documents);
+  point_at_owned();
+}
+
 void Documents::truncate(std::size_t n) {
   if (n >= size()) return;
   answers_.labels.resize(n);

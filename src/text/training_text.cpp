@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "han/core/error.h"
+#include "han/core/malloc_tuning.h"
 #include "han/text/encoding.h"
 
 namespace han {
@@ -136,23 +137,38 @@ std::vector<std::int64_t> kept_counts(const TrainingText& text, int max_sentence
   return counts;
 }
 
-Documents to_documents(const TrainingText& text, int max_sentences, int max_words,
-                       const std::vector<std::int32_t>& to_vocab, std::size_t vocab_size) {
+Documents to_documents(TrainingText&& text, int max_sentences, int max_words, const std::vector<std::int32_t>& to_vocab,
+                       std::size_t vocab_size) {
   Documents docs(vocab_size);
+  std::uint64_t words = 0, sentences = 0;
+  for_each_kept(
+      text, max_sentences, max_words, [&](const std::int32_t*, std::uint64_t n) { words += n, ++sentences; },
+      [](std::size_t) {});
+  docs.reserve(words, sentences, text.documents());
   std::vector<std::int32_t> mapped;
   std::vector<std::int32_t> label_set;
   const Answers& a = text.answers;
+  // The provisional ids are read once, front to back: pages behind the reading position go
+  // back to the kernel as the documents' ids grow, so the two never add up in memory.
+  constexpr std::uint64_t kReleaseStep = std::uint64_t{1} << 20;  // ids
+  std::uint64_t released = 0;
   for_each_kept(
       text, max_sentences, max_words,
       [&](const std::int32_t* ids, std::uint64_t n) {
         mapped.resize(n);
         for (std::uint64_t i = 0; i < n; ++i) mapped[i] = to_vocab[ids[i]];
         docs.add_sentence(mapped.data(), mapped.size());
+        const auto done = static_cast<std::uint64_t>(ids - text.ids.data());
+        if (done >= released + kReleaseStep) {
+          give_back_pages(text.ids.data() + released, (done - released) * sizeof(std::int32_t));
+          released = done;
+        }
       },
       [&](std::size_t d) {
         label_set.assign(a.label_set_ids.begin() + a.label_set_starts[d], a.label_set_ids.begin() + a.label_set_starts[d + 1]);
         docs.end_document(a.labels[d], label_set, a.targets[d], a.weights[d]);
       });
+  text = TrainingText();
   return docs;
 }
 

@@ -27,6 +27,17 @@ inline std::vector<std::string> lines_of(const std::string& s) {
   return out;
 }
 
+// The first n lines of text, each with its line break.
+inline std::string first_lines(const std::string& text, std::size_t n) {
+  std::size_t end = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::size_t line_break = text.find('\n', end);
+    if (line_break == std::string::npos) return text;
+    end = line_break + 1;
+  }
+  return text.substr(0, end);
+}
+
 inline std::string slurp(const std::filesystem::path& p) {
   std::ifstream in(p, std::ios::binary);
   std::ostringstream ss;

@@ -20,6 +20,7 @@ struct DataConfig {
   std::string unlabeled;  // optional: plain text, one document per line, for skip-gram vectors
   std::string label_separator = ",";  // tsv, model.task multilabel: splits the label field
   std::string target_key = "target";  // jsonl, model.task regression: the key of the number
+  std::string cache;  // optional token cache file (text/token_cache.h); "" = none
 };
 
 // The tokenizer's rules: 2 = Unicode (utf8proc); 1 = the rules before, kept for models

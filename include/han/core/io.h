@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace han {
 
@@ -36,6 +37,9 @@ std::string read_file(const std::string& path, const ReadOptions& options);
 // Writes `bytes` to `path` atomically. Failure (unwritable folder, disk full): han::Error
 // with exit code 1, naming the path; the previous file, if any, is left untouched.
 void write_file_atomically(const std::string& path, const std::string& bytes);
+// The same with the bytes given in parts, written one after another (large arrays are
+// written from where they lie, never copied into one string).
+void write_file_atomically(const std::string& path, const std::vector<std::string_view>& parts);
 
 // Throws han::Error naming `path` if it is not an existing readable regular file.
 void require_regular_file(const std::string& path);

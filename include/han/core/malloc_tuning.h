@@ -1,6 +1,8 @@
 #pragma once
 // Allocator settings for han's workload, called once at program start.
 
+#include <cstddef>
+
 namespace han {
 
 // Every batch allocates large short-lived matrices whose sizes change from batch to batch.
@@ -13,5 +15,11 @@ namespace han {
 // the next batch: far fewer page faults and faster training, with no higher peak RSS
 // (README, Performance). A no-op on other C libraries.
 void tune_malloc_for_batches();
+
+// Gives the whole pages inside [first, first + bytes) back to the kernel while their
+// allocation lives on: for a large array read once front to back and then freed, whose
+// consumed part would otherwise stay resident until the end. The bytes must not be read
+// again (they read as zeros); writing them, or freeing the allocation, is fine.
+void give_back_pages(void* first, std::size_t bytes);
 
 }  // namespace han

@@ -17,6 +17,7 @@ struct Corpus {
   TargetScale targets;              // regression: the training targets' scale
   Documents train, dev, test;
   int max_sentences = 0, max_words = 0;  // the caps the documents were read with ("auto" chosen)
+  std::size_t train_distinct_words = 0;  // distinct words of train within the caps
 };
 
 // A run that starts from a trained model (trainer.init) keeps that model's vocabulary, so

@@ -163,6 +163,9 @@ class Documents {
   // Closes the document whose sentences were added since the last one, with its answers.
   void end_document(std::int32_t label, const std::vector<std::int32_t>& label_set, float target, float weight);
 
+  // Room for this many more words, sentences and documents: appending them then never
+  // copies the arrays (nor holds two copies in memory while growing).
+  void reserve(std::uint64_t words, std::uint64_t sentences, std::size_t documents);
   // Keeps the first n documents.
   void truncate(std::size_t n);
 

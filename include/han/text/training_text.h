@@ -39,8 +39,9 @@ DocumentShapes shapes(const TrainingText& text);
 // How often each provisional word occurs within the caps (0 = no cap).
 std::vector<std::int64_t> kept_counts(const TrainingText& text, int max_sentences, int max_words);
 
-// The documents within the caps, each provisional id replaced by to_vocab[id].
-Documents to_documents(const TrainingText& text, int max_sentences, int max_words,
+// The documents within the caps, each provisional id replaced by to_vocab[id]. The text is
+// used up (its memory given back as it is read).
+Documents to_documents(TrainingText&& text, int max_sentences, int max_words,
                        const std::vector<std::int32_t>& to_vocab, std::size_t vocab_size);
 
 }  // namespace han

@@ -1,0 +1,30 @@
+#pragma once
+// A whole file mapped read-only into memory (mmap): its pages are read from the page
+// cache when first touched and shared with other processes mapping it, so opening a
+// large file costs nothing until it is used.
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace han {
+
+class MappedFile {
+ public:
+  // han::Error naming the path when it cannot be opened or mapped.
+  static std::shared_ptr<const MappedFile> open(const std::string& path);
+  ~MappedFile();
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+
+  const char* data() const { return static_cast<const char*>(data_); }
+  std::size_t size() const { return size_; }
+  std::string_view bytes() const { return {data(), size_}; }
+
+ private:
+  MappedFile(void* data, std::size_t size) : data_(data), size_(size) {}
+  void* data_;
+  std::size_t size_;
+};
+
+}  // namespace han

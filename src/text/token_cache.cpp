@@ -1,0 +1,313 @@
+#include "han/text/token_cache.h"
+
+#include <spdlog/spdlog.h>
+#include <xxhash.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "han/core/error.h"
+#include "han/core/input_stream.h"
+#include "han/core/io.h"
+#include "han/core/json_text.h"
+#include "han/core/mapped_file.h"
+
+namespace han {
+namespace {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+constexpr char kMagic[8] = {'H', 'A', 'N', 'T', 'O', 'K', 'C', '\n'};
+constexpr std::size_t kPreamble = sizeof kMagic + 4 + 4 + 8;  // magic, version, 0, header length
+constexpr std::size_t kAlign = 8;
+
+using Xxh3State = std::unique_ptr<XXH3_state_t, decltype(&XXH3_freeState)>;
+
+Xxh3State new_hash() {
+  Xxh3State state(XXH3_createState(), &XXH3_freeState);
+  if (!state) throw Error("out of memory");
+  XXH3_64bits_reset(state.get());
+  return state;
+}
+
+void hash_file_bytes(XXH3_state_t* state, const std::string& path) {
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(open_for_reading(path), &std::fclose);
+  std::vector<char> buffer(std::size_t{1} << 20);
+  while (const std::size_t n = std::fread(buffer.data(), 1, buffer.size(), f.get())) XXH3_64bits_update(state, buffer.data(), n);
+  if (std::ferror(f.get())) throw Error(path + ": cannot read");
+}
+
+// A data file's bytes, or a folder's files (their paths below it and bytes, in order).
+std::uint64_t data_hash(const std::string& path) {
+  Xxh3State state = new_hash();
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) {
+    std::vector<fs::path> files;
+    for (const auto& entry : fs::recursive_directory_iterator(path, ec))
+      if (entry.is_regular_file()) files.push_back(entry.path());
+    std::sort(files.begin(), files.end());
+    for (const fs::path& file : files) {
+      const std::string name = fs::relative(file, path).string();
+      XXH3_64bits_update(state.get(), name.c_str(), name.size() + 1);
+      hash_file_bytes(state.get(), file.string());
+    }
+  } else {
+    hash_file_bytes(state.get(), path);
+  }
+  return XXH3_64bits_digest(state.get());
+}
+
+std::uint64_t words_hash(const std::vector<std::string>& words) {
+  Xxh3State state = new_hash();
+  for (const std::string& w : words) XXH3_64bits_update(state.get(), w.c_str(), w.size() + 1);
+  return XXH3_64bits_digest(state.get());
+}
+
+// One array of a split: where it lies in the file.
+struct Placed {
+  std::string_view bytes;
+  std::size_t offset = 0;
+};
+
+template <class T>
+std::string_view bytes_of(const T* data, std::uint64_t count) {
+  return {reinterpret_cast<const char*>(data), static_cast<std::size_t>(count * sizeof(T))};
+}
+
+// The arrays of a split, in file order, by name.
+std::vector<std::pair<const char*, std::string_view>> split_arrays(const Documents& docs) {
+  const WordArrays& w = docs.word_arrays();
+  const Answers& a = docs.answers();
+  return {{"words", {static_cast<const char*>(w.words), static_cast<std::size_t>(w.word_count * (w.narrow ? 2 : 4))}},
+          {"sentence_starts", bytes_of(w.sentence_starts, w.sentence_count + 1)},
+          {"document_starts", bytes_of(w.document_starts, docs.size() + 1)},
+          {"labels", bytes_of(a.labels.data(), a.labels.size())},
+          {"targets", bytes_of(a.targets.data(), a.targets.size())},
+          {"weights", bytes_of(a.weights.data(), a.weights.size())},
+          {"label_set_starts", bytes_of(a.label_set_starts.data(), a.label_set_starts.size())},
+          {"label_set_ids", bytes_of(a.label_set_ids.data(), a.label_set_ids.size())}};
+}
+
+}  // namespace
+
+std::uint64_t corpus_fingerprint(const Config& cfg, const std::vector<std::string>& vector_words,
+                                 const CorpusBase* base) {
+  json what = {{"cache_version", kTokenCacheVersion},
+               {"tokenizer", config_to_json(cfg)["tokenizer"]},
+               {"format", to_string(cfg.data.format)},
+               {"task", to_string(cfg.model.task)},
+               {"label_separator", cfg.data.label_separator},
+               {"target_key", cfg.data.target_key},
+               {"vector_words", words_hash(vector_words)}};
+  if (base) what["base"] = {words_hash(base->words), words_hash(base->labels), base->extend_vocab};
+  for (const auto& [key, path] : {std::pair{"data.train", &cfg.data.train}, {"data.dev", &cfg.data.dev}, {"data.test", &cfg.data.test}}) {
+    if (path->empty()) continue;
+    if (is_stream_path(*path))
+      throw Error(std::string(key) + ": " + quote_excerpt(*path) +
+                  " is a stream, and data.cache needs files it can fingerprint (or set data.cache to \"\")");
+    what["files"][key] = data_hash(*path);
+  }
+  const std::string text = what.dump();
+  return XXH3_64bits(text.data(), text.size());
+}
+
+namespace {
+
+std::size_t aligned(std::size_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
+
+// The header's record of one split, and its arrays placed from `offset` (relative to the
+// first array) on, appended to `parts` with the padding between them.
+json place_split(const Documents& docs, std::size_t& offset, std::vector<std::string_view>& parts) {
+  static const char kZeros[kAlign] = {};
+  const WordArrays& w = docs.word_arrays();
+  json split = {{"documents", docs.size()}, {"narrow", w.narrow}, {"word_count", w.word_count},
+                {"sentence_count", w.sentence_count}, {"label_set_ids", docs.answers().label_set_ids.size()}};
+  for (const auto& [name, bytes] : split_arrays(docs)) {
+    split["arrays"][name] = {offset, bytes.size()};
+    parts.push_back(bytes);
+    parts.emplace_back(kZeros, aligned(bytes.size()) - bytes.size());
+    offset += aligned(bytes.size());
+  }
+  return split;
+}
+
+template <class T>
+void append_binary(std::string& out, T value) {
+  out.append(reinterpret_cast<const char*>(&value), sizeof value);
+}
+
+}  // namespace
+
+void write_token_cache(const std::string& path, const Corpus& corpus, std::uint64_t fingerprint) {
+  std::vector<std::string_view> arrays;
+  std::size_t offset = 0;
+  json header = {{"fingerprint", fingerprint},
+                 {"vocab", corpus.vocab.words()},
+                 {"labels", corpus.labels},
+                 {"max_sentences", corpus.max_sentences},
+                 {"max_words", corpus.max_words},
+                 {"train_distinct_words", corpus.train_distinct_words}};
+  for (const auto& [name, docs] : {std::pair{"train", &corpus.train}, {"dev", &corpus.dev}, {"test", &corpus.test}})
+    header["splits"][name] = place_split(*docs, offset, arrays);
+  std::string text = header.dump();
+  text.append(aligned(kPreamble + text.size()) - kPreamble - text.size(), ' ');  // JSON allows trailing spaces
+  std::string preamble(kMagic, sizeof kMagic);
+  append_binary(preamble, kTokenCacheVersion);
+  append_binary(preamble, std::uint32_t{0});
+  append_binary(preamble, static_cast<std::uint64_t>(text.size()));
+  std::vector<std::string_view> parts = {preamble, text};
+  parts.insert(parts.end(), arrays.begin(), arrays.end());
+  Xxh3State state = new_hash();
+  for (std::string_view p : parts) XXH3_64bits_update(state.get(), p.data(), p.size());
+  const std::uint64_t checksum = XXH3_64bits_digest(state.get());
+  parts.emplace_back(reinterpret_cast<const char*>(&checksum), sizeof checksum);
+  write_file_atomically(path, parts);
+}
+
+namespace {
+
+// A cache that cannot be used: the reason, for the log line.
+struct Unusable {
+  std::string why;
+};
+
+template <class T>
+T read_binary(const char* at) {
+  T value;
+  std::memcpy(&value, at, sizeof value);
+  return value;
+}
+
+// Typed views of a split's arrays inside the mapped data section, checked against the
+// file's size and each other, so a damaged cache can never index out of bounds.
+class SplitReader {
+ public:
+  SplitReader(const json& split, std::string_view data) : split_(split), data_(data) {}
+
+  template <class T>
+  const T* array(const char* name, std::uint64_t count) const {
+    const json& placed = split_.at("arrays").at(name);
+    const std::uint64_t offset = placed.at(0), bytes = placed.at(1);
+    if (bytes != count * sizeof(T) || offset % kAlign != 0 || offset > data_.size() || bytes > data_.size() - offset)
+      throw Unusable{std::string("the ") + name + " array is out of place"};
+    return reinterpret_cast<const T*>(data_.data() + offset);
+  }
+
+ private:
+  const json& split_;
+  std::string_view data_;
+};
+
+template <class T>
+void check_starts(const T* starts, std::uint64_t count, std::uint64_t last, const char* what) {
+  if (starts[0] != 0 || starts[count] != last) throw Unusable{std::string(what) + " do not add up"};
+  for (std::uint64_t i = 0; i < count; ++i)
+    if (starts[i] > starts[i + 1]) throw Unusable{std::string(what) + " go backwards"};
+}
+
+template <class T>
+std::vector<T> copied(const T* first, std::uint64_t count) {
+  return std::vector<T>(first, first + count);
+}
+
+void check_ids(const WordArrays& w, std::size_t vocab_size) {
+  std::int64_t largest = -1, smallest = 0;
+  for (std::uint64_t i = 0; i < w.word_count; ++i) {
+    const std::int64_t id = w.narrow ? static_cast<const std::uint16_t*>(w.words)[i] : static_cast<const std::int32_t*>(w.words)[i];
+    largest = std::max(largest, id);
+    smallest = std::min(smallest, id);
+  }
+  if (smallest < 0 || largest >= static_cast<std::int64_t>(vocab_size)) throw Unusable{"a word id is outside the vocabulary"};
+}
+
+Answers read_answers(const SplitReader& r, std::uint64_t n, std::uint64_t set_ids, std::size_t labels) {
+  Answers a;
+  a.labels = copied(r.array<std::int32_t>("labels", n), n);
+  a.targets = copied(r.array<float>("targets", n), n);
+  a.weights = copied(r.array<float>("weights", n), n);
+  a.label_set_starts = copied(r.array<std::uint64_t>("label_set_starts", n + 1), n + 1);
+  a.label_set_ids = copied(r.array<std::int32_t>("label_set_ids", set_ids), set_ids);
+  check_starts(a.label_set_starts.data(), n, set_ids, "label set starts");
+  const auto bad = [&](std::int32_t l) { return l < -1 || l >= static_cast<std::int64_t>(labels); };
+  if (std::any_of(a.labels.begin(), a.labels.end(), bad) || std::any_of(a.label_set_ids.begin(), a.label_set_ids.end(), bad))
+    throw Unusable{"a label is outside the label list"};
+  return a;
+}
+
+Documents read_split(const json& split, std::string_view data, const Corpus& corpus,
+                     const std::shared_ptr<const MappedFile>& file) {
+  const SplitReader r(split, data);
+  const std::uint64_t n = split.at("documents"), words = split.at("word_count"), sentences = split.at("sentence_count");
+  WordArrays w;
+  w.narrow = split.at("narrow");
+  w.word_count = words;
+  w.sentence_count = sentences;
+  w.words = w.narrow ? static_cast<const void*>(r.array<std::uint16_t>("words", words)) : r.array<std::int32_t>("words", words);
+  w.sentence_starts = r.array<std::uint64_t>("sentence_starts", sentences + 1);
+  w.document_starts = r.array<std::uint64_t>("document_starts", n + 1);
+  check_starts(w.sentence_starts, sentences, words, "sentence starts");
+  check_starts(w.document_starts, n, sentences, "document starts");
+  check_ids(w, corpus.vocab.size());
+  return Documents(w, read_answers(r, n, split.at("label_set_ids"), corpus.labels.size()), file);
+}
+
+// The header of a mapped cache after its preamble and checksum are checked.
+json checked_header(std::string_view bytes) {
+  if (bytes.size() < kPreamble + 8) throw Unusable{"it is cut short"};
+  const auto version = read_binary<std::uint32_t>(bytes.data() + sizeof kMagic);
+  if (version != kTokenCacheVersion) throw Unusable{"it has format " + std::to_string(version) + ", this han writes " + std::to_string(kTokenCacheVersion)};
+  const auto stored = read_binary<std::uint64_t>(bytes.data() + bytes.size() - 8);
+  if (XXH3_64bits(bytes.data(), bytes.size() - 8) != stored) throw Unusable{"its checksum does not match (damaged)"};
+  const auto header_bytes = read_binary<std::uint64_t>(bytes.data() + kPreamble - 8);
+  if (header_bytes > bytes.size() - kPreamble - 8) throw Unusable{"its header is out of place"};
+  return json::parse(bytes.substr(kPreamble, header_bytes));
+}
+
+Corpus corpus_from(const json& header, std::string_view data, const std::shared_ptr<const MappedFile>& file) {
+  Corpus corpus;
+  corpus.vocab = Vocab::from_words(header.at("vocab").get<std::vector<std::string>>());
+  corpus.labels = header.at("labels").get<std::vector<std::string>>();
+  corpus.max_sentences = header.at("max_sentences");
+  corpus.max_words = header.at("max_words");
+  corpus.train_distinct_words = header.at("train_distinct_words");
+  const json& splits = header.at("splits");
+  corpus.train = read_split(splits.at("train"), data, corpus, file);
+  corpus.dev = read_split(splits.at("dev"), data, corpus, file);
+  corpus.test = read_split(splits.at("test"), data, corpus, file);
+  return corpus;
+}
+
+}  // namespace
+
+std::optional<Corpus> read_token_cache(const std::string& path, std::uint64_t fingerprint) {
+  std::error_code ec;
+  if (!fs::exists(path, ec)) return std::nullopt;
+  const std::shared_ptr<const MappedFile> file = MappedFile::open(path);
+  const std::string_view bytes = file->bytes();
+  // Someone else's file at that path (a data file named by mistake) must never be replaced.
+  if (bytes.size() < sizeof kMagic || std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0)
+    throw Error("data.cache: " + path + " exists and is not a han token cache; refusing to overwrite it (give another path)");
+  try {
+    const json header = checked_header(bytes);
+    if (header.at("fingerprint").get<std::uint64_t>() != fingerprint) {
+      spdlog::info("token cache {}: made from other data or settings; rebuilding it", path);
+      return std::nullopt;
+    }
+    const std::size_t data_start = kPreamble + static_cast<std::size_t>(read_binary<std::uint64_t>(bytes.data() + kPreamble - 8));
+    return corpus_from(header, bytes.substr(data_start, bytes.size() - 8 - data_start), file);
+  } catch (const Unusable& u) {
+    spdlog::warn("token cache {}: {}; rebuilding it", path, u.why);
+  } catch (const json::exception& e) {
+    spdlog::warn("token cache {}: unreadable header ({}); rebuilding it", path, json_error_reason(e));
+  } catch (const Error& e) {
+    spdlog::warn("token cache {}: {}; rebuilding it", path, e.what());
+  }
+  return std::nullopt;
+}
+
+}  // namespace han

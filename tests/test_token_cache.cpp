@@ -1,0 +1,113 @@
+// The token cache: a corpus written and mapped back is the same corpus; any change to the
+// data or the tokenizer settings makes it stale; damage is detected; a file that is not a
+// cache is never overwritten.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+
+#include "han/core/error.h"
+#include "han/text/token_cache.h"
+#include "support/bundled.h"
+#include "support/paths.h"
+#include "support/run.h"
+
+using namespace han;
+using namespace han::test;
+
+namespace {
+
+void check_same_documents(const Documents& a, const Documents& b) {
+  REQUIRE(a.size() == b.size());
+  CHECK(a.total_tokens() == b.total_tokens());
+  CHECK(a.word_arrays().narrow == b.word_arrays().narrow);
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    CHECK(a[i].label == b[i].label);
+    CHECK(a[i].weight == b[i].weight);
+    CHECK(a[i].target == b[i].target);
+    CHECK(a[i].sentences.ids() == b[i].sentences.ids());
+  }
+}
+
+Config small_corpus_config(const TempDir& dir) {
+  Config cfg = bundled_config(8, 1);
+  cfg.data.train = dir.write("train.jsonl", slurp(source_path("data/dev.jsonl")));
+  cfg.data.dev = dir.write("dev.jsonl", first_lines(slurp(source_path("data/test.jsonl")), 100));
+  cfg.data.cache = dir.file("tokens.cache");
+  return cfg;
+}
+
+}  // namespace
+
+TEST_CASE("token cache: the mapped corpus is the corpus read from the text", "[token_cache]") {
+  TempDir dir;
+  Config cfg = small_corpus_config(dir);
+  cfg.tokenizer.max_sentences = cfg.tokenizer.max_words = kAutoCap;
+  const Corpus written = load_corpus(cfg);  // writes the cache
+  REQUIRE(std::filesystem::exists(cfg.data.cache));
+  const std::optional<Corpus> mapped = read_token_cache(cfg.data.cache, corpus_fingerprint(cfg, {}, nullptr));
+  REQUIRE(mapped);
+  CHECK(mapped->vocab.words() == written.vocab.words());
+  CHECK(mapped->labels == written.labels);
+  CHECK(mapped->max_sentences == written.max_sentences);
+  CHECK(mapped->max_words == written.max_words);
+  CHECK(mapped->train_distinct_words == written.train_distinct_words);
+  check_same_documents(mapped->train, written.train);
+  check_same_documents(mapped->dev, written.dev);
+  CHECK(mapped->test.empty());
+  const Corpus again = load_corpus(cfg);  // from the cache, weights applied again
+  check_same_documents(again.train, written.train);
+}
+
+TEST_CASE("token cache: other data or settings make it stale, never reused", "[token_cache]") {
+  TempDir dir;
+  Config cfg = small_corpus_config(dir);
+  load_corpus(cfg);
+  const auto fingerprint = [&](const Config& c) { return corpus_fingerprint(c, {}, nullptr); };
+  const std::uint64_t original = fingerprint(cfg);
+  REQUIRE(read_token_cache(cfg.data.cache, original));
+  Config other = cfg;
+  other.tokenizer.min_count = 4;
+  CHECK(fingerprint(other) != original);
+  other = cfg;
+  other.tokenizer.lowercase = false;
+  CHECK(fingerprint(other) != original);
+  other = cfg;
+  other.data.dev = "";
+  CHECK(fingerprint(other) != original);
+  CHECK(corpus_fingerprint(cfg, {"extra"}, nullptr) != original);
+  CHECK_FALSE(read_token_cache(cfg.data.cache, fingerprint(other)));
+  // One byte of the training text changed.
+  std::string train = slurp(cfg.data.train);
+  train[train.find("the")] = 'T';
+  dir.write("train.jsonl", train);
+  CHECK(fingerprint(cfg) != original);
+  // The same bytes at another path are the same data.
+  other = cfg;
+  other.data.dev = dir.write("moved.jsonl", slurp(cfg.data.dev));
+  CHECK(fingerprint(other) == fingerprint(cfg));
+}
+
+TEST_CASE("token cache: a damaged cache is rebuilt, a foreign file refused, a stream refused", "[token_cache]") {
+  TempDir dir;
+  Config cfg = small_corpus_config(dir);
+  const Corpus written = load_corpus(cfg);
+  const std::uint64_t fp = corpus_fingerprint(cfg, {}, nullptr);
+  std::string bytes = slurp(cfg.data.cache);
+  bytes[bytes.size() / 2] ^= 0x10;
+  dir.write("tokens.cache", bytes);
+  CHECK_FALSE(read_token_cache(cfg.data.cache, fp));
+  dir.write("tokens.cache", bytes.substr(0, 30));
+  CHECK_FALSE(read_token_cache(cfg.data.cache, fp));
+  check_same_documents(load_corpus(cfg).train, written.train);  // rebuilt
+  REQUIRE(read_token_cache(cfg.data.cache, fp));
+
+  Config foreign = cfg;
+  foreign.data.cache = cfg.data.dev;  // a data file named by mistake
+  const std::string dev_before = slurp(cfg.data.dev);
+  CHECK_THROWS_WITH(load_corpus(foreign), Catch::Contains("is not a han token cache; refusing to overwrite it"));
+  CHECK(slurp(cfg.data.dev) == dev_before);
+
+  Config stream = cfg;
+  stream.data.dev = "-";
+  CHECK_THROWS_WITH(corpus_fingerprint(stream, {}, nullptr), Catch::StartsWith("data.dev: \"-\" is a stream"));
+}
