@@ -81,7 +81,7 @@ def han_train(args, d, threads, strategy="bucket", epochs=1, seed=1):
                                   os.path.join(out_dir, "model.han"), "--data", d["predict"]])
     ev = json.loads(ev_out)
     e2e = han_predict_end_to_end(args, os.path.join(out_dir, "model.han"), d["predict"], threads)
-    return {"impl": "han", "predict_e2e_docs_per_s": e2e, "threads": threads, "strategy": strategy, "seed": seed,
+    return {"impl": "han", "load": os.getloadavg()[0], "predict_e2e_docs_per_s": e2e, "threads": threads, "strategy": strategy, "seed": seed,
             "train_tokens_per_s": e["tokens_per_second"], "train_docs_per_s": e["docs_per_second"],
             "train_seconds": train_seconds, "padding_fraction": e["padding_fraction"],
             "predict_tokens_per_s": ev["tokens_per_second"], "predict_docs_per_s": ev["docs_per_second"],
@@ -91,9 +91,12 @@ def han_train(args, d, threads, strategy="bucket", epochs=1, seed=1):
 
 # The reference at its best (../shared/bench/README.md): OpenBLAS free to pick its fastest
 # kernel, and glibc told to keep freed memory (han tunes its own allocator; without these
-# the reference loses about 4x to page faults on these VMs).
+# the reference loses about 4x to page faults on these VMs). OpenMP threads that wait by
+# sleeping instead of spinning: on a shared, loaded machine a spinning thread burns the time
+# slice its partner needs (measured on 600 20news documents at load 8-9: 2 288 real tokens/s
+# spinning, 16 749 passive; han's own pool yields while it waits).
 REFERENCE_MALLOC = {"MALLOC_MMAP_THRESHOLD_": "4294967296", "MALLOC_TRIM_THRESHOLD_": "4294967296",
-                    "MALLOC_TOP_PAD_": "268435456"}
+                    "MALLOC_TOP_PAD_": "268435456", "OMP_WAIT_POLICY": "PASSIVE"}
 
 
 def reference_env():
@@ -110,7 +113,8 @@ def han_predict_end_to_end(args, model, data, threads):
     n = sum(1 for _ in open(data, encoding="utf-8"))
     with open(data, "rb") as stdin:
         t = time.perf_counter()
-        p = subprocess.run([args.han, "predict", "--model", model, "--threads", str(threads)], stdin=stdin,
+        p = subprocess.run([args.han, "predict", "--model", model, "--threads", str(threads), "--data-format", "jsonl"],
+                           stdin=stdin,
                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         wall = time.perf_counter() - t
     if p.returncode != 0:
@@ -128,7 +132,7 @@ def torch_train(args, d, threads, seed=1):
     recs = [json.loads(l) for l in out.splitlines() if l.startswith("{")]
     ep = [r for r in recs if r["type"] == "epoch"][0]
     s = [r for r in recs if r["type"] == "summary"][0]
-    return {"impl": "pytorch", "threads": threads, "strategy": "bucket", "seed": seed,
+    return {"impl": "pytorch", "load": os.getloadavg()[0], "threads": threads, "strategy": "bucket", "seed": seed,
             "train_tokens_per_s": ep["train_tokens_per_s"], "train_docs_per_s": ep["train_docs_per_s"],
             "train_seconds": ep["train_secs"], "padding_fraction": ep["pad_fraction"],
             "predict_tokens_per_s": s["predict_tokens_per_s"], "predict_docs_per_s": s["predict_docs_per_s"],
@@ -198,9 +202,10 @@ def startup(args, tmp):
         f.write("the new graphics card renders the scene faster than the old one\n")
     han_cmd = f"{args.han} predict --model {model} {one}"
     ft_cmd = f"fasttext predict {ft_model}.bin {one}"
+    load = os.getloadavg()[0]
     han_s, ft_s, version_s = hyperfine_median([han_cmd, ft_cmd, f"{args.han} --version"])
     _, _, rss = peak_rss(han_cmd.split())
-    return {"han_seconds": han_s, "fasttext_seconds": ft_s, "han_version_seconds": version_s, "han_peak_rss_mb": rss,
+    return {"load": [load, os.getloadavg()[0]], "han_seconds": han_s, "fasttext_seconds": ft_s, "han_version_seconds": version_s, "han_peak_rss_mb": rss,
             "model_mb": os.path.getsize(model) / 2**20, "fasttext_model_mb": os.path.getsize(ft_model + ".bin") / 2**20,
             "vocabulary": info.get("vocabulary_size")}
 
@@ -256,8 +261,12 @@ def main():
     with open(os.path.join(ROOT, "runs", "bench-results.json"), "w") as f:
         json.dump(results, f, indent=1)
 
+    loads = [r["load"] for s in results["sets"].values() for rows in s.values() for r in rows]
+    print(f"\nLoad average (1 min, `uptime`) as each run ended: {min(loads):.1f}-{max(loads):.1f} "
+          f"(2 cores shared with other jobs: compare within a run, as ratios).")
     print("\nThe PyTorch reference ran with " + " ".join(f"{k}={v}" for k, v in REFERENCE_MALLOC.items()) +
-          " and OPENBLAS_CORETYPE/OPENBLAS_L2_SIZE unset (its healthy setting, ../shared/bench/README.md).")
+          " and OPENBLAS_CORETYPE/OPENBLAS_L2_SIZE unset (its healthy setting, ../shared/bench/README.md;"
+          " OMP_WAIT_POLICY=PASSIVE because the machine is shared).")
     print(f"\nSlices: first {n_train} train documents; prediction on {n_predict} dev+test documents. "
           f"2 threads each unless stated; speed: medians over {args.reps} alternating rounds (han 2 threads, "
           f"PyTorch, han 1 thread, han random batches) and the seed runs.\n")
@@ -300,7 +309,8 @@ def main():
           f"han {1000 * st['han_seconds']:.1f} ms, fastText {1000 * st['fasttext_seconds']:.1f} ms "
           f"(han / fastText {st['han_seconds'] / st['fasttext_seconds']:.2f}); `han --version` "
           f"{1000 * st['han_version_seconds']:.1f} ms; han's peak RSS {st['han_peak_rss_mb']:.1f} MB "
-          f"= model + {st['han_peak_rss_mb'] - st['model_mb']:.1f} MB.")
+          f"= model + {st['han_peak_rss_mb'] - st['model_mb']:.1f} MB (load {st['load'][0]:.1f} before, "
+          f"{st['load'][1]:.1f} after).")
     g = gemm
     print(f"\nGEMM (Eigen, 1 thread) at the GRU's shapes, GFLOP/s: {json.dumps(g['gemm_gflops'])}")
     print(f"Word-level biGRU forward+backward, 1 thread: {g['bigru_gflops']} GFLOP/s = "

@@ -64,7 +64,9 @@ TEST_CASE("kernels: every runnable variant's GEMM matches Eigen for each transpo
 
 TEST_CASE("kernels: every runnable variant's GRU gates and bias tanh match the equations", "[kernels]") {
   han::Rng rng(4);
-  const han::Index H = 13, a = 7;
+  // Sizes below, at and above whole SIMD packets (the kernels pad each column to 16 floats).
+  const han::Index H = GENERATE(13, 16, 50), a = 7;
+  INFO("H = " << H);
   const Matrix step = random_matrix(4 * H, a, rng);  // [r; z; n] pre-activations, then gh_n, as gru_forward keeps them
   const Matrix hp = random_matrix(H, a, rng);
   const auto g = step.topRows(3 * H).array();
@@ -72,7 +74,7 @@ TEST_CASE("kernels: every runnable variant's GRU gates and bias tanh match the e
   const Matrix z = 1 / (1 + (-g.middleRows(H, H)).exp());
   const Matrix n = (g.bottomRows(H) + r.array() * step.bottomRows(H).array()).tanh();
   const Matrix h = (1 - z.array()) * n.array() + z.array() * hp.array();
-  const Matrix u0 = random_matrix(9, 5, rng), bias = random_matrix(9, 1, rng);
+  const Matrix u0 = random_matrix(H + 4, 5, rng), bias = random_matrix(H + 4, 1, rng);
   const Matrix u_want = (u0.colwise() + bias.col(0)).array().tanh();
   for (const han::kernels::KernelTable& k : han::runnable_kernels()) {
     INFO(k.name);

@@ -1,5 +1,6 @@
 #include "han/infer/classifier.h"
 
+#include <algorithm>
 #include <filesystem>
 
 #include "han/core/error.h"
@@ -39,6 +40,7 @@ std::vector<std::string> stored_words(const nlohmann::json& header, const std::s
   if (header.contains("vocabulary") && header.at("vocabulary").is_string()) {
     const std::string& text = header.at("vocabulary").get_ref<const std::string&>();
     std::vector<std::string> words;
+    words.reserve(static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) + 1);
     for (std::size_t start = 0;;) {
       const std::size_t end = text.find('\n', start);
       words.emplace_back(text, start, end == std::string::npos ? std::string::npos : end - start);
