@@ -79,9 +79,11 @@ TEST_CASE("train --seeds 2: members equal to runs with those seeds, probabilitie
           "[cli][ensemble]") {
   const TempDir dir;
   const Data d = small_data(dir);
-  const json summary = train_ok(train_args(d, dir.file("ens"), " --seeds 2"));
-  const json one = train_ok(train_args(d, dir.file("seed1"), ""));
-  const json two = train_ok(train_args(d, dir.file("seed2"), " --set trainer.seed=2"));
+  // Without calibration on dev, so that the runs alone and the ensemble's probabilities are
+  // the networks' own (calibration: test_cli_calibration.cpp).
+  const json summary = train_ok(train_args(d, dir.file("ens"), " --seeds 2 --set trainer.calibrate=false"));
+  const json one = train_ok(train_args(d, dir.file("seed1"), " --set trainer.calibrate=false"));
+  const json two = train_ok(train_args(d, dir.file("seed2"), " --set trainer.seed=2 --set trainer.calibrate=false"));
 
   // Each member is exactly the model its seed trains alone (same config, data and threads).
   CHECK(slurp(dir.file("ens/members/1/model.han")) == slurp(dir.file("seed1/model.han")));

@@ -14,6 +14,7 @@
 #include "han/text/corpus.h"
 #include "han/core/error.h"
 #include "han/infer/evaluation.h"
+#include "han/train/calibration.h"
 #include "han/train/ensemble.h"
 #include "han/train/collective.h"
 #include "han/train/init_model.h"
@@ -158,13 +159,18 @@ void report_progress(TrainOptions& options, ProgressBar& bar, const LogOptions& 
   };
 }
 
-// The test scores of a model (or, given several members, of their ensemble); null without a test set.
-nlohmann::json test_scores(const std::vector<const HanParams*>& members, const Config& cfg, const Corpus& corpus) {
+// The head a model holds when it is not calibrated: the one it started with.
+OutputHead trained_head(const Config& cfg, const Corpus& corpus) {
+  return initial_head(cfg.model.task, corpus.labels.size(), corpus.targets);
+}
+
+// The test scores of a model (or, given several members, of their ensemble) with its
+// head; null without a test set.
+nlohmann::json test_scores(const std::vector<const HanParams*>& members, const Config& cfg, const Corpus& corpus,
+                           const OutputHead& head) {
   if (corpus.test.empty()) return nullptr;
   spdlog::debug("scoring {} test documents", corpus.test.size());
   const auto start = std::chrono::steady_clock::now();
-  // The head a trained model holds is the one it started with (thresholds are not tuned yet).
-  const OutputHead head = initial_head(cfg.model.task, corpus.labels.size(), corpus.targets);
   const TaskScores m = evaluate_task(Predictor(members, cfg.model, cfg.trainer.threads, head), corpus.test,
                                      cfg.batching.batch_size);
   spdlog::debug("test scoring took {:.2f} s",
@@ -176,7 +182,8 @@ nlohmann::json test_scores(const std::vector<const HanParams*>& members, const C
   return test;
 }
 
-void print_summary(const TrainResult& result, const PreparedRun& run, const Corpus& corpus) {
+void print_summary(const TrainResult& result, const PreparedRun& run, const Corpus& corpus, const OutputHead& head,
+                   const nlohmann::json& calibration) {
   const EpochRecord& best = result.history[result.best_epoch - 1];
   nlohmann::json summary = {
       {"model", run.files.model},
@@ -185,7 +192,8 @@ void print_summary(const TrainResult& result, const PreparedRun& run, const Corp
       {"stopped_early", result.stopped_early},
       {"dev_accuracy", finite_or_null(best.dev_accuracy)},
       {"dev_macro_f1", finite_or_null(best.dev_macro_f1)},
-      {"test", test_scores({&result.best_params}, run.config, corpus)},
+      {"test", test_scores({&result.best_params}, run.config, corpus, head)},
+      {"dev_calibration", calibration},
       {"train_documents", corpus.train.size()},
       {"skipped_empty", result.skipped_empty},
       {"seconds", result.seconds}};
@@ -216,6 +224,23 @@ void stop_when_complete(const PreparedRun& run, const Corpus& corpus) {
                (corpus.test.empty() ? "" : "; the test set was not scored"));
 }
 
+// trainer.calibrate with a dev set: model.han calibrated on dev (its head into `head`);
+// the record of what changed, or null.
+nlohmann::json calibrate_if_asked(const PreparedRun& run, const Corpus& corpus, OutputHead& head) {
+  const Config& cfg = run.config;
+  if (!cfg.trainer.calibrate || cfg.model.task == Task::regression) return nullptr;
+  if (corpus.dev.empty()) {
+    spdlog::info("calibration: no dev set (data.dev), the model keeps temperature 1{}",
+                 cfg.model.task == Task::multilabel ? " and thresholds 0.5" : "");
+    return nullptr;
+  }
+  stop_at_once("interrupted: training is complete and the model is in " + run.files.model +
+               ", not calibrated on dev (trainer.calibrate)");
+  const DevCalibration r = calibrate_model_file(run.files.model, corpus.dev, cfg.trainer.threads, head);
+  spdlog::info("calibration on dev: {}", r.to_text());
+  return r.to_json();
+}
+
 // An ensemble's summary line and the result lines of its metrics.jsonl: the dev and test
 // scores of every member and of the ensemble.
 void print_ensemble_summary(const EnsembleResult& result, const PreparedRun& run, const Corpus& corpus) {
@@ -227,11 +252,12 @@ void print_ensemble_summary(const EnsembleResult& result, const PreparedRun& run
   for (std::size_t k = 0; k < result.members.size(); ++k) {
     params.push_back(&result.members[k].best_params);
     skipped_empty = std::max(skipped_empty, result.members[k].skipped_empty);  // a kept member's: 0
-    results.push_back(member_result_json(cfg, result, static_cast<int>(k + 1), test_scores({params.back()}, cfg, corpus)));
+    results.push_back(member_result_json(cfg, result, static_cast<int>(k + 1),
+                                         test_scores({params.back()}, cfg, corpus, trained_head(cfg, corpus))));
     members.push_back(results.back());
     members.back().erase("result");
   }
-  results.push_back(ensemble_result_json(cfg, result, test_scores(params, cfg, corpus)));
+  results.push_back(ensemble_result_json(cfg, result, test_scores(params, cfg, corpus, trained_head(cfg, corpus))));
   write_ensemble_metrics(run.files.folder, cfg.trainer.ensemble, results);
   const nlohmann::json& ensemble = results.back();
   const nlohmann::json summary = {{"model", run.files.model},
@@ -273,6 +299,9 @@ void run_ensemble(const PreparedRun& run, const WordVectors* pretrained, const C
   if (result.dev.total > 0)
     spdlog::info("ensemble of {}: dev loss {:.4f}  acc {:.4f}  F1 {:.4f}", n, result.dev.log_loss, result.dev.accuracy,
                  result.dev.macro_f1);
+  if (run.config.trainer.calibrate && result.dev.total > 0)
+    spdlog::info("calibration: not fitted for an ensemble (its probabilities are the mean of its members'); "
+                 "it keeps temperature 1");
   stop_when_complete(run, corpus);
   print_ensemble_summary(result, run, corpus);
 }
@@ -315,8 +344,10 @@ void run_train(const TrainArgs& a) {
     throw CommandExit{stop_exit_code()};
   }
   if (job->rank() != 0) return;
+  OutputHead head = trained_head(run.config, corpus);
+  const nlohmann::json calibration = calibrate_if_asked(run, corpus, head);
   stop_when_complete(run, corpus);
-  print_summary(result, run, corpus);
+  print_summary(result, run, corpus, head, calibration);
 }
 
 }  // namespace
