@@ -103,13 +103,15 @@ TEST_CASE("tempered NLL by hand", "[calibration]") {
   CHECK(std::isfinite(tempered_nll(Task::multilabel, z, {{1}}, 1.0)));
 }
 
-TEST_CASE("per-label thresholds maximise each label's F1, ties go to the cut nearest 0.5", "[calibration]") {
+TEST_CASE("per-label thresholds maximise each label's F1 unless it stays under 0.5, ties go to the cut nearest 0.5", "[calibration]") {
   // Answering the top 3 (0.9, 0.8, 0.4) gives F1 2x2 / (3 + 2) = 0.8, the best: cut (0.4 + 0.3) / 2.
   CHECK(best_f1_threshold({0.9, 0.8, 0.4, 0.3, 0.1}, {true, false, true, false, false}) == Approx(0.35));
   // No positive: nothing to maximise, the default stays.
   CHECK(best_f1_threshold({0.9, 0.2}, {false, false}) == kDefaultThreshold);
   // F1 2/3 answering the top 1 (cut 0.75) or all 4 (cut 0.15): 0.75 is nearer 0.5.
   CHECK(best_f1_threshold({0.8, 0.7, 0.6, 0.3}, {true, false, false, true}) == Approx(0.75));
+  // The one positive ranks last of 5: the best F1, 2 / (5 + 1), is under kMinTunedF1.
+  CHECK(best_f1_threshold({0.9, 0.8, 0.7, 0.6, 0.2}, {false, false, false, false, true}) == kDefaultThreshold);
   // Equal probabilities are never split.
   CHECK(best_f1_threshold({0.6, 0.6, 0.2}, {true, false, false}) == Approx(0.4));
   Matrix p(2, 3);

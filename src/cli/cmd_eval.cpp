@@ -54,27 +54,20 @@ bool json_output(const EvalArgs& a) {
   return a.json || a.format == "json";
 }
 
-// The model's answers on docs and, for a classifying model, how calibrated they are: from
-// the logits with and without its temperature, or for an ensemble (whose answers are
-// its members' mean probabilities) as they are.
+// The model's answers on docs and, for a classifying model, how calibrated they are (from
+// its logits, with and without its temperature; an ensemble's logits are the log of its
+// members' mean probabilities).
 Matrix score_documents(const Classifier& c, const std::vector<Document>& docs, const EvalArgs& a,
                        const std::function<bool(Index)>& progress, nlohmann::json& calibration) {
   const Task task = c.head.task;
-  const bool logits_at_hand = task != Task::regression && c.more_members.empty();
   OutputHead head = c.head;
-  head.answers_logits = logits_at_hand;
+  head.answers_logits = task != Task::regression;
   Predictor predictor(c.members(), c.config.model, a.threads, head);
   predictor.on_progress(progress);
   const Matrix out = predictor.predict(docs, a.batch_size);
   if (task == Task::regression) return out;
-  const LabelSets gold = gold_label_sets(task, docs);
-  if (logits_at_hand) {
-    calibration = calibration_scores(c.head, out, gold).to_json();
-    return head_answers(c.head, out);
-  }
-  const double ece = answers_ece(task, out, gold);
-  calibration = {{"temperature", 1.0}, {"ece_before", ece}, {"ece_after", ece}};
-  return out;
+  calibration = calibration_scores(c.head, out, gold_label_sets(task, docs)).to_json();
+  return head_answers(c.head, out);  // (an ensemble's: softmax(log mean / T), as it predicts)
 }
 
 // "calibration: temperature 1.52, ECE 0.0812 -> 0.0213 (15 bins), NLL 0.4100 -> 0.3500"

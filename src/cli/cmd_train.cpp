@@ -159,11 +159,6 @@ void report_progress(TrainOptions& options, ProgressBar& bar, const LogOptions& 
   };
 }
 
-// The head a model holds when it is not calibrated: the one it started with.
-OutputHead trained_head(const Config& cfg, const Corpus& corpus) {
-  return initial_head(cfg.model.task, corpus.labels.size(), corpus.targets);
-}
-
 // The test scores of a model (or, given several members, of their ensemble) with its
 // head; null without a test set.
 nlohmann::json test_scores(const std::vector<const HanParams*>& members, const Config& cfg, const Corpus& corpus,
@@ -182,7 +177,7 @@ nlohmann::json test_scores(const std::vector<const HanParams*>& members, const C
   return test;
 }
 
-void print_summary(const TrainResult& result, const PreparedRun& run, const Corpus& corpus, const OutputHead& head,
+void print_summary(const TrainResult& result, const PreparedRun& run, const Corpus& corpus,
                    const nlohmann::json& calibration) {
   const EpochRecord& best = result.history[result.best_epoch - 1];
   nlohmann::json summary = {
@@ -192,7 +187,7 @@ void print_summary(const TrainResult& result, const PreparedRun& run, const Corp
       {"stopped_early", result.stopped_early},
       {"dev_accuracy", finite_or_null(best.dev_accuracy)},
       {"dev_macro_f1", finite_or_null(best.dev_macro_f1)},
-      {"test", test_scores({&result.best_params}, run.config, corpus, head)},
+      {"test", test_scores({&result.best_params}, run.config, corpus, result.head)},
       {"dev_calibration", calibration},
       {"train_documents", corpus.train.size()},
       {"skipped_empty", result.skipped_empty},
@@ -224,26 +219,23 @@ void stop_when_complete(const PreparedRun& run, const Corpus& corpus) {
                (corpus.test.empty() ? "" : "; the test set was not scored"));
 }
 
-// trainer.calibrate with a dev set: model.han calibrated on dev (its head into `head`);
-// the record of what changed, or null.
-nlohmann::json calibrate_if_asked(const PreparedRun& run, const Corpus& corpus, OutputHead& head) {
-  const Config& cfg = run.config;
-  if (!cfg.trainer.calibrate || cfg.model.task == Task::regression) return nullptr;
-  if (corpus.dev.empty()) {
+// What calibration on dev did (the run calibrates itself: TrainOptions::calibrate), for the
+// log, and for the summary (null when nothing was fitted).
+nlohmann::json report_calibration(const Config& cfg, const Corpus& corpus, const std::optional<DevCalibration>& c) {
+  if (c) {
+    spdlog::info("calibration on dev: {}", c->to_text());
+    return c->to_json();
+  }
+  if (cfg.trainer.calibrate && corpus.dev.empty() && cfg.model.task != Task::regression)
     spdlog::info("calibration: no dev set (data.dev), the model keeps temperature 1{}",
                  cfg.model.task == Task::multilabel ? " and thresholds 0.5" : "");
-    return nullptr;
-  }
-  stop_at_once("interrupted: training is complete and the model is in " + run.files.model +
-               ", not calibrated on dev (trainer.calibrate)");
-  const DevCalibration r = calibrate_model_file(run.files.model, corpus.dev, cfg.trainer.threads, head);
-  spdlog::info("calibration on dev: {}", r.to_text());
-  return r.to_json();
+  return nullptr;
 }
 
 // An ensemble's summary line and the result lines of its metrics.jsonl: the dev and test
 // scores of every member and of the ensemble.
-void print_ensemble_summary(const EnsembleResult& result, const PreparedRun& run, const Corpus& corpus) {
+void print_ensemble_summary(const EnsembleResult& result, const PreparedRun& run, const Corpus& corpus,
+                            const nlohmann::json& calibration) {
   const Config& cfg = run.config;
   nlohmann::json members = nlohmann::json::array();
   std::vector<nlohmann::json> results;
@@ -253,11 +245,11 @@ void print_ensemble_summary(const EnsembleResult& result, const PreparedRun& run
     params.push_back(&result.members[k].best_params);
     skipped_empty = std::max(skipped_empty, result.members[k].skipped_empty);  // a kept member's: 0
     results.push_back(member_result_json(cfg, result, static_cast<int>(k + 1),
-                                         test_scores({params.back()}, cfg, corpus, trained_head(cfg, corpus))));
+                                         test_scores({params.back()}, cfg, corpus, result.members[k].head)));
     members.push_back(results.back());
     members.back().erase("result");
   }
-  results.push_back(ensemble_result_json(cfg, result, test_scores(params, cfg, corpus, trained_head(cfg, corpus))));
+  results.push_back(ensemble_result_json(cfg, result, test_scores(params, cfg, corpus, result.head)));
   write_ensemble_metrics(run.files.folder, cfg.trainer.ensemble, results);
   const nlohmann::json& ensemble = results.back();
   const nlohmann::json summary = {{"model", run.files.model},
@@ -265,6 +257,7 @@ void print_ensemble_summary(const EnsembleResult& result, const PreparedRun& run
                                   {"dev_accuracy", ensemble["dev_accuracy"]},
                                   {"dev_macro_f1", ensemble["dev_macro_f1"]},
                                   {"test", ensemble["test"]},
+                                  {"dev_calibration", calibration},
                                   {"members", members},
                                   {"train_documents", corpus.train.size()},
                                   {"skipped_empty", skipped_empty},
@@ -299,11 +292,9 @@ void run_ensemble(const PreparedRun& run, const WordVectors* pretrained, const C
   if (result.dev.total > 0)
     spdlog::info("ensemble of {}: dev loss {:.4f}  acc {:.4f}  F1 {:.4f}", n, result.dev.log_loss, result.dev.accuracy,
                  result.dev.macro_f1);
-  if (run.config.trainer.calibrate && result.dev.total > 0)
-    spdlog::info("calibration: not fitted for an ensemble (its probabilities are the mean of its members'); "
-                 "it keeps temperature 1");
+  const nlohmann::json calibration = report_calibration(run.config, corpus, result.calibration);
   stop_when_complete(run, corpus);
-  print_ensemble_summary(result, run, corpus);
+  print_ensemble_summary(result, run, corpus, calibration);
 }
 
 // Trains on every rank of the job (one, or mpirun's N): every rank reads the config and
@@ -329,6 +320,7 @@ void run_train(const TrainArgs& a) {
   options.stop_requested = stop_requested;
   options.job = job.get();
   options.parent = parent ? &*parent : nullptr;
+  options.calibrate = true;
   report_progress(options, bar, a.log, run.config.trainer.epochs, tag, run.config.model.task);
   const WordVectors* vectors = pretrained ? &*pretrained : nullptr;
   if (run.config.trainer.ensemble > 1) return run_ensemble(run, vectors, corpus, options, tag, bar);
@@ -344,10 +336,9 @@ void run_train(const TrainArgs& a) {
     throw CommandExit{stop_exit_code()};
   }
   if (job->rank() != 0) return;
-  OutputHead head = trained_head(run.config, corpus);
-  const nlohmann::json calibration = calibrate_if_asked(run, corpus, head);
+  const nlohmann::json calibration = report_calibration(run.config, corpus, result.calibration);
   stop_when_complete(run, corpus);
-  print_summary(result, run, corpus, head, calibration);
+  print_summary(result, run, corpus, calibration);
 }
 
 }  // namespace

@@ -31,7 +31,7 @@ double best_f1_threshold(const std::vector<double>& probabilities, const std::ve
       best = cut;
     }
   }
-  return best;
+  return best_f1 < kMinTunedF1 ? kDefaultThreshold : best;
 }
 
 std::vector<double> tune_thresholds(const Matrix& probs, const std::vector<std::vector<std::int32_t>>& gold) {

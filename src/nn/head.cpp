@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "han/core/error.h"
 #include "han/nn/loss.h"
@@ -55,6 +56,14 @@ Matrix head_answers(const OutputHead& head, const Matrix& logits) {
       return logits.unaryExpr([&](Scalar z) { return static_cast<Scalar>(head.scale.restore(z)); });
   }
   return logits;
+}
+
+Matrix ensemble_answers(const OutputHead& head, const Matrix& mean_probabilities) {
+  if (head.temperature == 1.0 && !head.answers_logits) return mean_probabilities;
+  HAN_ASSERT(head.task == Task::single);
+  const Matrix log_mean = mean_probabilities.array().max(std::numeric_limits<Scalar>::min()).log().matrix();
+  if (head.answers_logits) return log_mean;
+  return head_answers(head, log_mean);
 }
 
 double head_loss(const OutputHead& head, const LossConfig& loss, const Matrix& logits, const Batch& batch,

@@ -31,12 +31,13 @@ std::string DevCalibration::to_text() const {
 }
 
 DevCalibration calibrate_on_dev(Classifier& model, const std::vector<Document>& dev, int threads) {
-  HAN_ASSERT(model.more_members.empty() && model.head.task != Task::regression && !dev.empty());
+  HAN_ASSERT(model.head.task != Task::regression && !dev.empty());
   OutputHead& head = model.head;
   OutputHead logits_head = head;
   logits_head.answers_logits = true;
   // Batched as han predict batches (length-sorted), so the fit sees what prediction computes.
-  const Matrix logits = Predictor(model.params, model.config.model, threads, logits_head)
+  // An ensemble's "logits" are the log of its members' mean probabilities (nn/head.h).
+  const Matrix logits = Predictor(model.members(), model.config.model, threads, logits_head)
                             .predict(dev, model.config.batching.batch_size);
   const LabelSets gold = gold_label_sets(head.task, dev);
   head.temperature = fit_temperature(head.task, logits, gold);

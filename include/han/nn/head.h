@@ -47,6 +47,12 @@ Index head_outputs(Task task, std::size_t labels);
 // the logits unchanged when head.answers_logits.
 Matrix head_answers(const OutputHead& head, const Matrix& logits);
 
+// An ensemble's answers from its members' mean probabilities (C, B), single-label: the mean
+// itself without a temperature; else softmax(log(mean) / T), which keeps the mean's argmax;
+// with head.answers_logits, log(mean) (what its temperature divides). Probabilities under
+// the smallest normal float count as it (the log stays finite).
+Matrix ensemble_answers(const OutputHead& head, const Matrix& mean_probabilities);
+
 // The summed loss of the batch's documents (each times its weight), d_logits receiving
 // scale times its gradient. Every document must carry its gold answer.
 double head_loss(const OutputHead& head, const LossConfig& loss, const Matrix& logits, const Batch& batch,

@@ -3,7 +3,7 @@
 // on dev: its temperature fitted (infer/temperature.h) and, for a multi-label model, its
 // per-label thresholds tuned at that temperature (infer/thresholds.h). model.han is
 // rewritten with them and a "calibration" record of what they changed on dev.
-// An ensemble is not calibrated (its probabilities are the mean of its members').
+// An ensemble's temperature divides the log of its members' mean probabilities.
 #include <limits>
 #include <string>
 #include <vector>
@@ -24,8 +24,8 @@ struct DevCalibration {
   std::string to_text() const;  // one line for the log
 };
 
-// Fits model.head on dev (every document labelled); model is a single model of a
-// single-label or multi-label task.
+// Fits model.head on dev (every document labelled); model is of a single-label or
+// multi-label task (an ensemble: single-label).
 DevCalibration calibrate_on_dev(Classifier& model, const std::vector<Document>& dev, int threads);
 
 // The same on the model file at `path`, rewritten (atomically) with the fitted head and
