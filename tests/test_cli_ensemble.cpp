@@ -79,9 +79,11 @@ TEST_CASE("train --seeds 2: members equal to runs with those seeds, probabilitie
           "[cli][ensemble]") {
   const TempDir dir;
   const Data d = small_data(dir);
-  const json summary = train_ok(train_args(d, dir.file("ens"), " --seeds 2"));
-  const json one = train_ok(train_args(d, dir.file("seed1"), ""));
-  const json two = train_ok(train_args(d, dir.file("seed2"), " --set trainer.seed=2"));
+  // Without calibration on dev, so that the runs alone and the ensemble's probabilities are
+  // the networks' own (calibration: test_cli_calibration.cpp).
+  const json summary = train_ok(train_args(d, dir.file("ens"), " --seeds 2 --set trainer.calibrate=false"));
+  const json one = train_ok(train_args(d, dir.file("seed1"), " --set trainer.calibrate=false"));
+  const json two = train_ok(train_args(d, dir.file("seed2"), " --set trainer.seed=2 --set trainer.calibrate=false"));
 
   // Each member is exactly the model its seed trains alone (same config, data and threads).
   CHECK(slurp(dir.file("ens/members/1/model.han")) == slurp(dir.file("seed1/model.han")));
@@ -119,6 +121,33 @@ TEST_CASE("train --seeds 2: members equal to runs with those seeds, probabilitie
   CHECK(summary["members"][1]["test"] == two["test"]);
   CHECK(summary["test"]["documents"] == 60);
   CHECK(summary["dev_accuracy"].is_number());
+}
+
+TEST_CASE("an ensemble is calibrated on its members' mean, each member as it is calibrated alone", "[cli][ensemble]") {
+  const TempDir dir;
+  const Data d = small_data(dir);
+  const json summary = train_ok(train_args(d, dir.file("ens"), " --seeds 2"));
+  const json one = train_ok(train_args(d, dir.file("seed1"), ""));
+  CHECK(slurp(dir.file("ens/members/1/model.han")) == slurp(dir.file("seed1/model.han")));
+  CHECK(summary["members"][0]["test"] == one["test"]);
+  const json& dev = summary["dev_calibration"];
+  INFO(summary.dump());
+  REQUIRE(dev.is_object());
+  const RunResult info = run(han_cmd("info --json --model " + dir.file("ens/model.han")));
+  REQUIRE(info.exit_code == 0);
+  CHECK(json::parse(info.out)["head"]["temperature"] == dev["temperature"]);
+  CHECK(json::parse(info.out)["calibration"] == dev);
+  // Its temperature divides the log of the mean: the answers keep the mean's argmax.
+  const auto calibrated = predictions(dir.file("ens/model.han"), d.dev);
+  const json plain = train_ok(train_args(d, dir.file("plain"), " --seeds 2 --set trainer.calibrate=false"));
+  CHECK(plain["dev_calibration"].is_null());
+  const auto mean = predictions(dir.file("plain/model.han"), d.dev);
+  REQUIRE(calibrated.size() == mean.size());
+  for (std::size_t i = 0; i < mean.size(); ++i) CHECK(calibrated[i]["label"] == mean[i]["label"]);
+  const RunResult eval = run(han_cmd("eval --json --model " + dir.file("ens/model.han") + " --data " + d.dev));
+  REQUIRE(eval.exit_code == 0);
+  const json e = json::parse(eval.out)["calibration"];
+  CHECK(e["nll_after"].get<double>() <= e["nll_before"].get<double>() + 1e-6);
 }
 
 TEST_CASE("an ensemble's metrics.jsonl, info, eval, html page and single-model tools", "[cli][ensemble]") {

@@ -104,7 +104,23 @@ TEST_CASE("multilabel: a tiny set learned end to end, answered as label sets by 
   const json strict = json::parse(run(han_cmd("predict --format json --threshold 1 --model " + model), doc).out);
   CHECK(strict["labels"].size() == 1);
   CHECK(run(han_cmd("predict --format html --model " + model), doc).out.find("sport") != std::string::npos);
-  CHECK(run(han_cmd("info --model " + model)).out.find("multilabel (thresholds 0.50)") != std::string::npos);
+  CHECK(run(han_cmd("info --model " + model)).out.find("multilabel (thresholds ") != std::string::npos);
+
+  // Calibrated on dev: a temperature and thresholds tuned per label, reported against 0.5.
+  const json& dev = summary["dev_calibration"];
+  INFO(dev.dump());
+  REQUIRE(dev.is_object());
+  for (const char* key : {"temperature", "ece_before", "ece_after", "micro_f1_untuned", "micro_f1_tuned"})
+    CHECK(dev[key].is_number());
+  const json info = json::parse(run(han_cmd("info --json --model " + model)).out);
+  CHECK(info["head"]["temperature"] == dev["temperature"]);
+  REQUIRE(info["head"]["thresholds"].size() == 4);
+  // --threshold P sets every label's threshold in eval too.
+  const json at_half = json::parse(run(han_cmd("eval --format json --threshold 0.5 --model " + model + " --data " +
+                                               source_path("tests/tasks/multilabel_test.jsonl")))
+                                       .out);
+  CHECK(at_half["calibration"]["temperature"] == dev["temperature"]);
+  CHECK(at_half["micro_f1"].is_number());
 }
 
 TEST_CASE("regression: a tiny rating set learned end to end, and predict prints the number", "[cli][tasks]") {
@@ -154,7 +170,7 @@ TEST_CASE("regression: a tiny rating set learned end to end, and predict prints 
   CHECK(info["head"]["seen_targets"] == json{1, 2, 3, 4, 5});
   const RunResult threshold = run(han_cmd("predict --threshold 0.3 --model " + model), "x\n");
   CHECK(threshold.exit_code == 2);
-  CHECK(threshold.err.find("--threshold: applies to multi-label models") != std::string::npos);
+  CHECK(threshold.err.find("--threshold: applies to single-label and multi-label models") != std::string::npos);
 }
 
 TEST_CASE("loss.class_weights from the command line: kept in config.json, an unknown label named", "[cli][tasks]") {

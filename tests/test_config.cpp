@@ -333,6 +333,7 @@ TEST_CASE("config_reference lists every key once with default and range", "[conf
   every_key.trainer.init = "parent.han";
   every_key.trainer.extend_vocab = true;
   every_key.data.cache = "tokens.cache";
+  every_key.trainer.calibrate = false;
   // At their defaults, they are left out (stored ablation runs keep their fingerprints).
   const json defaults = han::config_to_json(han::Config{});
   for (const char* key : {"sentence_dropout", "embedding_dropout", "word_dropout"}) CHECK_FALSE(defaults["model"].contains(key));
@@ -346,6 +347,7 @@ TEST_CASE("config_reference lists every key once with default and range", "[conf
   CHECK_FALSE(defaults["trainer"].contains("init"));
   CHECK_FALSE(defaults["trainer"].contains("extend_vocab"));
   CHECK_FALSE(defaults["data"].contains("cache"));
+  CHECK_FALSE(defaults["trainer"].contains("calibrate"));
   const json j = han::config_to_json(every_key);
   std::size_t keys = 0;
   for (const auto& sec : j.items()) {

@@ -1,18 +1,22 @@
-// han eval --model FILE --data FILE [--data-format F] [--format text|json]
+// han eval --model FILE --data FILE [--data-format F] [--format text|json] [--threshold P]
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <cstdio>
 #include <string>
 #include <vector>
 
 #include "commands.h"
 #include "han/core/config_enums.h"
+#include "han/infer/abstention.h"
+#include "han/infer/calibration.h"
 #include "han/infer/classifier.h"
 #include "han/text/dataset.h"
 #include "han/text/encoding.h"
 #include "han/core/error.h"
+#include "han/core/number_text.h"
 #include "han/infer/evaluation.h"
 #include "logging.h"
 
@@ -28,6 +32,7 @@ struct EvalArgs {
   std::string data_format;  // "": the model's data.format
   std::string format;       // output: text | json (or, deprecated, a data format)
   bool json = false;        // short for --format json
+  double threshold = -1;  // single: abstain below it; multilabel: every label's; < 0: none / the model's
   int batch_size = 64;
   int threads = 0;
   LogOptions log;
@@ -50,11 +55,50 @@ bool json_output(const EvalArgs& a) {
   return a.json || a.format == "json";
 }
 
+// The model's answers on docs and, for a classifying model, how calibrated they are (from
+// its logits, with and without its temperature; an ensemble's logits are the log of its
+// members' mean probabilities).
+Matrix score_documents(const Classifier& c, const Documents& docs, const EvalArgs& a,
+                       const std::function<bool(Index)>& progress, nlohmann::json& calibration) {
+  const Task task = c.head.task;
+  OutputHead head = c.head;
+  head.answers_logits = task != Task::regression;
+  Predictor predictor(c.members(), c.config.model, a.threads, head);
+  predictor.on_progress(progress);
+  const Matrix out = predictor.predict(docs, a.batch_size);
+  if (task == Task::regression) return out;
+  calibration = calibration_scores(c.head, out, gold_label_sets(task, docs)).to_json();
+  return head_answers(c.head, out);  // (an ensemble's: softmax(log mean / T), as it predicts)
+}
+
+// "calibration: temperature 1.52, ECE 0.0812 -> 0.0213 (15 bins), NLL 0.4100 -> 0.3500"
+std::string calibration_text(const nlohmann::json& j) {
+  const auto number = [&](const char* key) {
+    return j.contains(key) && j[key].is_number() ? format_fixed(j[key].get<double>(), 4) : std::string("n/a");
+  };
+  std::string out = "calibration: temperature " + number("temperature") + ", ECE " + number("ece_before") + " -> " +
+                    number("ece_after") + " (15 bins)";
+  if (j.contains("nll_before")) out += ", NLL " + number("nll_before") + " -> " + number("nll_after");
+  return out + "\n";
+}
+
+// --threshold: single-label models abstain below it; multi-label models answer every
+// label reaching it; a regression model has no threshold.
+OutputHead scoring_head(const Classifier& c, const EvalArgs& a) {
+  OutputHead head = c.head;
+  if (a.threshold < 0) return head;
+  if (head.task == Task::regression)
+    throw han::Error("--threshold: applies to single-label and multi-label models; " + a.model + " is a regression model");
+  if (head.task == Task::multilabel) head.thresholds.assign(head.thresholds.size(), a.threshold);
+  return head;
+}
+
 void run_eval(EvalArgs& a) {
   resolve_formats(a);
   setup_logging(a.log);
   const bool as_json = json_output(a);
   const Classifier c = load_classifier(a.model);
+  const OutputHead head = scoring_head(c, a);
   const DataFormat format =
       a.data_format.empty() ? c.config.data.format : parse_enum<DataFormat>(a.data_format, "--data-format");
   const auto read_start = std::chrono::steady_clock::now();
@@ -63,24 +107,34 @@ void run_eval(EvalArgs& a) {
   const Documents docs = encode_all(examples, c.tokenizer(), c.vocab, c.labels);
   spdlog::debug("{} documents read, tokenized and encoded in {:.2f} s", docs.size(), seconds_since(read_start));
   const auto start = std::chrono::steady_clock::now();  // the predictor's set-up counts as prediction
-  Predictor predictor(c.members(), c.config.model, a.threads, c.head);
   DocumentProgress progress(show_progress(a.log), static_cast<std::int64_t>(docs.size()));
-  predictor.on_progress([&progress](Index done) {
+  nlohmann::json calibration;
+  const Matrix answers = score_documents(c, docs, a, [&progress](Index done) {
     progress.update(done);
     return true;
-  });
-  const TaskScores m = evaluate_task(predictor, docs, a.batch_size);
+  }, calibration);
+  const TaskScores m = score_answers(head, answers, docs);
   progress.finish();
   const double seconds = seconds_since(start);
   spdlog::debug("{} documents scored in {:.2f} s", docs.size(), seconds);
   std::int64_t tokens = 0;
   for (const DocumentView d : docs) tokens += d.tokens();
   nlohmann::json j = m.to_json(c.labels);
+  std::string text = m.to_text(c.labels);
+  if (!calibration.is_null()) {
+    j["calibration"] = calibration;
+    text += calibration_text(calibration);
+  }
+  if (head.task == Task::single && a.threshold >= 0) {
+    const SelectiveScores selective = selective_scores(answers, gold_label_sets(Task::single, docs), a.threshold);
+    j["abstain"] = selective.to_json();
+    text += selective.to_text();
+  }
   // Prediction speed (tokenizing excluded), for benchmarks.
   j["seconds"] = seconds;
   j["docs_per_second"] = static_cast<double>(docs.size()) / std::max(seconds, 1e-9);
   j["tokens_per_second"] = static_cast<double>(tokens) / std::max(seconds, 1e-9);
-  const std::string text = as_json ? j.dump() + "\n" : m.to_text(c.labels);
+  if (as_json) text = j.dump() + "\n";
   std::fputs(text.c_str(), stdout);
   if (std::fflush(stdout) != 0) throw han::Error("cannot write output", 1);
 }
@@ -103,6 +157,11 @@ void add_eval_command(CLI::App& app) {
       ->check(CLI::IsMember(formats).description(""))
       ->type_name("{text,json}");
   cmd->add_flag("--json", args->json, "Same as --format json");
+  cmd->add_option("--threshold", args->threshold,
+                  "Single-label models: abstain below P (coverage and accuracy on the answered); "
+                  "multi-label models: P for every label (default: the model's thresholds)")
+      ->check(CLI::Range(0.0, 1.0))
+      ->type_name("P");
   cmd->add_option("-b,--batch-size", args->batch_size, "Documents per batch")->default_val(64)->check(CLI::Range(1, 100000));
   cmd->add_option("-t,--threads", args->threads, "Threads (0 = all cores)")->default_val(0)->check(CLI::Range(0, 1024));
   add_log_options(*cmd, args->log);

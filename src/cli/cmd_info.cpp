@@ -38,17 +38,35 @@ std::vector<std::vector<std::string>> ensemble_rows(const nlohmann::json& traine
   return rows;
 }
 
-// "single", "multilabel (thresholds 0.5)", "regression (target mean 6.2, sd 3.1)".
+// "single", "single (temperature 1.5213)", "multilabel (thresholds 0.12..0.71, temperature 0.9120)",
+// "regression (target mean 6.2, sd 3.1)".
 std::string task_summary(const OutputHead& head) {
-  std::string out = to_string(head.task);
+  std::vector<std::string> notes;
   if (head.task == Task::regression)
-    out += " (target mean " + format_fixed(head.scale.mean, 4) + ", sd " + format_fixed(head.scale.sd, 4) + ")";
+    notes.push_back("target mean " + format_fixed(head.scale.mean, 4) + ", sd " + format_fixed(head.scale.sd, 4));
   if (head.task == Task::multilabel && !head.thresholds.empty()) {
     const auto [lo, hi] = std::minmax_element(head.thresholds.begin(), head.thresholds.end());
     const std::string range = *lo == *hi ? format_fixed(*lo, 2) : format_fixed(*lo, 2) + ".." + format_fixed(*hi, 2);
-    out += " (thresholds " + range + ")";
+    notes.push_back("thresholds " + range);
   }
-  return out;
+  if (head.temperature != 1.0) notes.push_back("temperature " + format_fixed(head.temperature, 4));
+  std::string out = to_string(head.task);
+  for (std::size_t i = 0; i < notes.size(); ++i) out += (i ? ", " : " (") + notes[i];
+  return notes.empty() ? out : out + ")";
+}
+
+// The dev record of calibration (train/calibration.h): "ECE 0.0812 -> 0.0213, NLL 0.4100 -> 0.3500, ...".
+std::string calibration_text(const nlohmann::json& c) {
+  std::string out;
+  const auto pair = [&](const char* name, const char* before, const char* after) {
+    if (!c.contains(before) || !c[before].is_number() || !c[after].is_number()) return;
+    out += std::string(out.empty() ? "" : ", ") + name + " " + format_fixed(c[before].get<double>(), 4) + " -> " +
+           format_fixed(c[after].get<double>(), 4);
+  };
+  pair("ECE", "ece_before", "ece_after");
+  pair("NLL", "nll_before", "nll_after");
+  pair("micro-F1 (thresholds 0.5 -> tuned)", "micro_f1_untuned", "micro_f1_tuned");
+  return "on dev: " + out;
 }
 
 void run_info(const InfoArgs& a) {
@@ -65,7 +83,8 @@ void run_info(const InfoArgs& a) {
                          {"ensemble", members},
                          {"config", config_to_json(c.config)}};
   if (header.contains("trained")) info["trained"] = header["trained"];
-  if (c.head.task != Task::single) info["head"] = head_to_json(c.head);
+  if (header.contains("calibration")) info["calibration"] = header["calibration"];
+  if (head_has_section(c.head)) info["head"] = head_to_json(c.head);
   if (!c.config.trainer.init.empty()) info["parent"] = c.config.trainer.init;  // the model it was trained from
   if (a.json) {
     std::printf("%s\n", info.dump().c_str());
@@ -89,6 +108,8 @@ void run_info(const InfoArgs& a) {
     if (trained.is_object()) trained.erase("members");  // listed above, one row each
     rows.push_back({"trained", trained.dump()});
   }
+  if (header.contains("calibration") && header["calibration"].is_object())
+    rows.push_back({"calibration", calibration_text(header["calibration"])});
   if (!c.config.trainer.init.empty()) rows.push_back({"parent model", c.config.trainer.init});
   std::fputs(text_table(rows, "   ").c_str(), stdout);
   std::printf("config\n%s\n", config_to_json(c.config).dump(2).c_str());

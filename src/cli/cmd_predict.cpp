@@ -13,6 +13,7 @@
 #include "han/core/input_stream.h"
 #include "han/core/limits.h"
 #include "han/core/line_reader.h"
+#include "han/infer/abstention.h"
 #include "han/infer/classifier.h"
 #include "han/infer/predictor.h"
 #include "han/text/dataset.h"
@@ -29,7 +30,8 @@ struct PredictArgs {
   std::string input;  // lines | files | jsonl; default: files for paths, lines for stdin
   std::string on_error = "stop";
   int top_k = 1;
-  double threshold = -1;  // multilabel: one threshold for every label; < 0: the model's
+  double threshold = -1;  // multilabel: one threshold for every label; single: abstain below it; < 0: the model's
+  std::string abstain_label;  // "": kDefaultAbstainLabel
   bool explain = false;
   int batch_size = 64;
   int threads = 0;
@@ -223,13 +225,26 @@ void read_sources(Runner& runner, const PredictArgs& a, bool name_rows, const La
   }
 }
 
+// --threshold: every label's (multilabel) or the top probability to answer at all (single);
+// --abstain-label: what single-label models answer below it, not one of their labels.
+std::string check_threshold(const PredictArgs& a, const Classifier& c) {
+  const Task task = c.head.task;
+  if (a.threshold >= 0 && task == Task::regression)
+    throw han::Error("--threshold: applies to single-label and multi-label models; " + a.model + " is a regression model");
+  if (a.abstain_label.empty()) return kDefaultAbstainLabel;
+  if (task != Task::single)
+    throw han::Error("--abstain-label: applies to single-label models; " + a.model + " is a " + to_string(task) + " model");
+  if (a.threshold < 0) throw han::Error("--abstain-label: needs --threshold P (abstain when the top probability is below P)");
+  if (std::find(c.labels.begin(), c.labels.end(), a.abstain_label) != c.labels.end())
+    throw han::Error("--abstain-label: \"" + a.abstain_label + "\" is one of the model's labels; choose another name");
+  return a.abstain_label;
+}
+
 void run_predict(PredictArgs& a) {
   setup_logging(a.log);
   check_args(a);
   const Classifier classifier = load_classifier(a.model);
-  if (a.threshold >= 0 && classifier.head.task != Task::multilabel)
-    throw han::Error("--threshold: applies to multi-label models; " + a.model + " is a " +
-                     to_string(classifier.head.task) + " model");
+  const std::string abstain_label = check_threshold(a, classifier);
   RowLayout layout;
   layout.format = a.format;
   layout.top_k = static_cast<std::size_t>(a.top_k);
@@ -238,6 +253,7 @@ void run_predict(PredictArgs& a) {
   layout.error = a.on_error == "skip";
   layout.explain = a.explain;
   layout.threshold = a.threshold;
+  layout.abstain_label = abstain_label;
   Runner runner(a, classifier, layout, a.input == "files" ? static_cast<std::int64_t>(a.paths.size()) : 0);
   try {
     read_sources(runner, a, layout.path, label_options(classifier.config, false));
@@ -268,9 +284,13 @@ void add_predict_command(CLI::App& app) {
   add_deprecated_alias(*cmd, "-i,--input", args->input, "--data-format")->check(CLI::IsMember({"lines", "files", "jsonl"}));
   cmd->add_option("-k,--top-k", args->top_k, "Best K labels per document")->default_val(1);
   cmd->add_option("--threshold", args->threshold,
-                  "Multi-label models: answer every label whose probability reaches P (default: the model's, 0.5)")
+                  "Multi-label models: answer every label whose probability reaches P (default: the model's "
+                  "thresholds); single-label models: answer the abstain label when the top probability is below P")
       ->check(CLI::Range(0.0, 1.0))
       ->type_name("P");
+  cmd->add_option("--abstain-label", args->abstain_label,
+                  "With --threshold, what a single-label model answers when it abstains (default: __none__)")
+      ->type_name("NAME");
   cmd->add_flag("-e,--explain", args->explain, "json: add sentence and word attention weights");
   cmd->add_option("-b,--batch-size", args->batch_size, "Documents per batch (and per output flush)")->default_val(64);
   cmd->add_option("-t,--threads", args->threads, "Threads (0 = all cores)")->default_val(0)->check(CLI::Range(0, 1024));

@@ -14,6 +14,7 @@
 #include "han/text/corpus.h"
 #include "han/core/error.h"
 #include "han/infer/evaluation.h"
+#include "han/train/calibration.h"
 #include "han/train/ensemble.h"
 #include "han/train/collective.h"
 #include "han/train/init_model.h"
@@ -158,13 +159,13 @@ void report_progress(TrainOptions& options, ProgressBar& bar, const LogOptions& 
   };
 }
 
-// The test scores of a model (or, given several members, of their ensemble); null without a test set.
-nlohmann::json test_scores(const std::vector<const HanParams*>& members, const Config& cfg, const Corpus& corpus) {
+// The test scores of a model (or, given several members, of their ensemble) with its
+// head; null without a test set.
+nlohmann::json test_scores(const std::vector<const HanParams*>& members, const Config& cfg, const Corpus& corpus,
+                           const OutputHead& head) {
   if (corpus.test.empty()) return nullptr;
   spdlog::debug("scoring {} test documents", corpus.test.size());
   const auto start = std::chrono::steady_clock::now();
-  // The head a trained model holds is the one it started with (thresholds are not tuned yet).
-  const OutputHead head = initial_head(cfg.model.task, corpus.labels.size(), corpus.targets);
   const TaskScores m = evaluate_task(Predictor(members, cfg.model, cfg.trainer.threads, head), corpus.test,
                                      cfg.batching.batch_size);
   spdlog::debug("test scoring took {:.2f} s",
@@ -176,7 +177,8 @@ nlohmann::json test_scores(const std::vector<const HanParams*>& members, const C
   return test;
 }
 
-void print_summary(const TrainResult& result, const PreparedRun& run, const Corpus& corpus) {
+void print_summary(const TrainResult& result, const PreparedRun& run, const Corpus& corpus,
+                   const nlohmann::json& calibration) {
   const EpochRecord& best = result.history[result.best_epoch - 1];
   nlohmann::json summary = {
       {"model", run.files.model},
@@ -185,7 +187,8 @@ void print_summary(const TrainResult& result, const PreparedRun& run, const Corp
       {"stopped_early", result.stopped_early},
       {"dev_accuracy", finite_or_null(best.dev_accuracy)},
       {"dev_macro_f1", finite_or_null(best.dev_macro_f1)},
-      {"test", test_scores({&result.best_params}, run.config, corpus)},
+      {"test", test_scores({&result.best_params}, run.config, corpus, result.head)},
+      {"dev_calibration", calibration},
       {"train_documents", corpus.train.size()},
       {"skipped_empty", result.skipped_empty},
       {"seconds", result.seconds}};
@@ -216,9 +219,23 @@ void stop_when_complete(const PreparedRun& run, const Corpus& corpus) {
                (corpus.test.empty() ? "" : "; the test set was not scored"));
 }
 
+// What calibration on dev did (the run calibrates itself: TrainOptions::calibrate), for the
+// log, and for the summary (null when nothing was fitted).
+nlohmann::json report_calibration(const Config& cfg, const Corpus& corpus, const std::optional<DevCalibration>& c) {
+  if (c) {
+    spdlog::info("calibration on dev: {}", c->to_text());
+    return c->to_json();
+  }
+  if (cfg.trainer.calibrate && corpus.dev.empty() && cfg.model.task != Task::regression)
+    spdlog::info("calibration: no dev set (data.dev), the model keeps temperature 1{}",
+                 cfg.model.task == Task::multilabel ? " and thresholds 0.5" : "");
+  return nullptr;
+}
+
 // An ensemble's summary line and the result lines of its metrics.jsonl: the dev and test
 // scores of every member and of the ensemble.
-void print_ensemble_summary(const EnsembleResult& result, const PreparedRun& run, const Corpus& corpus) {
+void print_ensemble_summary(const EnsembleResult& result, const PreparedRun& run, const Corpus& corpus,
+                            const nlohmann::json& calibration) {
   const Config& cfg = run.config;
   nlohmann::json members = nlohmann::json::array();
   std::vector<nlohmann::json> results;
@@ -227,11 +244,12 @@ void print_ensemble_summary(const EnsembleResult& result, const PreparedRun& run
   for (std::size_t k = 0; k < result.members.size(); ++k) {
     params.push_back(&result.members[k].best_params);
     skipped_empty = std::max(skipped_empty, result.members[k].skipped_empty);  // a kept member's: 0
-    results.push_back(member_result_json(cfg, result, static_cast<int>(k + 1), test_scores({params.back()}, cfg, corpus)));
+    results.push_back(member_result_json(cfg, result, static_cast<int>(k + 1),
+                                         test_scores({params.back()}, cfg, corpus, result.members[k].head)));
     members.push_back(results.back());
     members.back().erase("result");
   }
-  results.push_back(ensemble_result_json(cfg, result, test_scores(params, cfg, corpus)));
+  results.push_back(ensemble_result_json(cfg, result, test_scores(params, cfg, corpus, result.head)));
   write_ensemble_metrics(run.files.folder, cfg.trainer.ensemble, results);
   const nlohmann::json& ensemble = results.back();
   const nlohmann::json summary = {{"model", run.files.model},
@@ -239,6 +257,7 @@ void print_ensemble_summary(const EnsembleResult& result, const PreparedRun& run
                                   {"dev_accuracy", ensemble["dev_accuracy"]},
                                   {"dev_macro_f1", ensemble["dev_macro_f1"]},
                                   {"test", ensemble["test"]},
+                                  {"dev_calibration", calibration},
                                   {"members", members},
                                   {"train_documents", corpus.train.size()},
                                   {"skipped_empty", skipped_empty},
@@ -273,8 +292,9 @@ void run_ensemble(const PreparedRun& run, const WordVectors* pretrained, const C
   if (result.dev.total > 0)
     spdlog::info("ensemble of {}: dev loss {:.4f}  acc {:.4f}  F1 {:.4f}", n, result.dev.log_loss, result.dev.accuracy,
                  result.dev.macro_f1);
+  const nlohmann::json calibration = report_calibration(run.config, corpus, result.calibration);
   stop_when_complete(run, corpus);
-  print_ensemble_summary(result, run, corpus);
+  print_ensemble_summary(result, run, corpus, calibration);
 }
 
 // Trains on every rank of the job (one, or mpirun's N): every rank reads the config and
@@ -300,6 +320,7 @@ void run_train(const TrainArgs& a) {
   options.stop_requested = stop_requested;
   options.job = job.get();
   options.parent = parent ? &*parent : nullptr;
+  options.calibrate = true;
   report_progress(options, bar, a.log, run.config.trainer.epochs, tag, run.config.model.task);
   const WordVectors* vectors = pretrained ? &*pretrained : nullptr;
   if (run.config.trainer.ensemble > 1) return run_ensemble(run, vectors, corpus, options, tag, bar);
@@ -315,8 +336,9 @@ void run_train(const TrainArgs& a) {
     throw CommandExit{stop_exit_code()};
   }
   if (job->rank() != 0) return;
+  const nlohmann::json calibration = report_calibration(run.config, corpus, result.calibration);
   stop_when_complete(run, corpus);
-  print_summary(result, run, corpus);
+  print_summary(result, run, corpus, calibration);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include "han/core/error.h"
 #include "han/core/json_text.h"
 #include "han/core/number_text.h"
+#include "han/infer/abstention.h"
 #include "han/infer/multilabel_metrics.h"
 #include "han/study/html.h"
 
@@ -106,6 +107,14 @@ PredictOutput::TopK PredictOutput::answer(const Eigen::Ref<const Vector>& p) con
   return out;
 }
 
+bool PredictOutput::abstains(const TopK& top) const {
+  return task() == Task::single && layout_.threshold >= 0 && !top.empty() && han::abstains(top[0].second, layout_.threshold);
+}
+
+std::string PredictOutput::first_label(const TopK& top) const {
+  return abstains(top) ? layout_.abstain_label : top[0].first;
+}
+
 // The answer's tsv fields: label1 prob1 ... labelK probK (single); the labels and their
 // probabilities, each joined by data.label_separator (multilabel); the number (regression).
 std::vector<std::string> PredictOutput::answer_fields(const TopK& top) const {
@@ -121,7 +130,7 @@ std::vector<std::string> PredictOutput::answer_fields(const TopK& top) const {
     return {labels, probs};
   }
   for (std::size_t k = 0; k < layout_.top_k; ++k) {
-    fields.push_back(k < top.size() ? top[k].first : "");
+    fields.push_back(k == 0 && !top.empty() ? first_label(top) : k < top.size() ? top[k].first : "");
     fields.push_back(k < top.size() ? format_fixed(top[k].second, 4) : "");
   }
   return fields;
@@ -153,8 +162,9 @@ std::string PredictOutput::json_row(const PredictItem& item, const TopK& top, co
   } else {
     const char* key = task() == Task::multilabel ? "labels" : "top_k";
     if (task() == Task::single) {
-      j["label"] = top[0].first;
+      j["label"] = first_label(top);
       j["probability"] = top[0].second;
+      if (abstains(top)) j["abstained"] = true;
     }
     j[key] = nlohmann::ordered_json::array();
     for (const auto& [label, p] : top) j[key].push_back({{"label", label}, {"probability", p}});
@@ -174,6 +184,7 @@ void PredictOutput::add_html_section(PredictItem& item, const TopK& top, Explana
   v.heading = html_heading(item);
   v.top_k = top;
   if (task() == Task::regression && !top.empty()) v.top_k[0].first = "predicted";
+  if (abstains(top)) v.top_k[0].first = layout_.abstain_label + " (best: " + top[0].first + ")";
   v.gold = item.gold;
   v.words = std::move(item.words);
   v.explanation = std::move(explanation);

@@ -32,7 +32,8 @@ struct RowLayout {
   bool gold = false;           // jsonl input: a gold column, empty when a record has no label
   bool error = false;          // --on-error skip: an error column, empty on good rows
   bool explain = false;        // json: attention weights
-  double threshold = -1;       // multilabel: every label's threshold (--threshold); < 0: the model's
+  double threshold = -1;       // multilabel: every label's threshold; single: abstain below it (--threshold); < 0: the model's
+  std::string abstain_label;   // single: answered in place of the top label when it abstains
 };
 
 class PredictOutput {
@@ -51,6 +52,10 @@ class PredictOutput {
   // (multilabel), or ("", the number) (regression).
   TopK answer(const Eigen::Ref<const Vector>& p) const;
   Task task() const { return classifier_.head.task; }
+  // Single-label with --threshold: the top probability is below it.
+  bool abstains(const TopK& top) const;
+  // The label a row answers first: the top label, or the abstain label.
+  std::string first_label(const TopK& top) const;
   std::vector<std::string> answer_fields(const TopK& top) const;
   std::string tsv_row(const PredictItem& item, const TopK& top) const;
   std::string json_row(const PredictItem& item, const TopK& top, const Explanation& explanation) const;

@@ -177,6 +177,8 @@ void visit_fields(TrainerConfig& c, V& v) {
   v.path("init", c.init, "a trained model to start from (han train --init); \"\" = none");
   v.boolean("extend_vocab", c.extend_vocab,
             "with trainer.init: add the training words the model lacks (min_count), with fresh embeddings");
+  v.boolean("calibrate", c.calibrate,
+            "after training, fit a temperature (and multilabel thresholds) on dev; needs data.dev; not for ensembles");
 }
 
 template <class V>
@@ -656,7 +658,8 @@ nlohmann::json config_to_json(const Config& c) {
       {"data", "unlabeled"},         {"model", "sentence_dropout"}, {"model", "embedding_dropout"},
       {"model", "word_dropout"},     {"optimizer", "warmup"},       {"trainer", "select"},
       {"trainer", "ensemble"},       {"model", "task"},             {"data", "label_separator"},   {"data", "target_key"},
-      {"trainer", "init"},           {"trainer", "extend_vocab"},   {"data", "cache"}};
+      {"trainer", "init"},           {"trainer", "extend_vocab"},   {"data", "cache"},
+      {"trainer", "calibrate"}};
   for (const auto& [section, key] : later_keys)
     if (out[section][key] == defaults[section][key]) out[section].erase(key);
   if (out["embed"] == defaults["embed"] && !pretrains_embeddings(c.model)) out.erase("embed");

@@ -100,7 +100,7 @@ void save_classifier(const std::string& path, const Classifier& c, const nlohman
   header["config"] = config_to_json(c.config);
   header["labels"] = c.labels;
   header["vocabulary"] = joined_words(c.vocab.words());
-  if (c.head.task != Task::single) header["head"] = head_to_json(c.head);
+  if (head_has_section(c.head)) header["head"] = head_to_json(c.head);
   const std::vector<const HanParams*> members = c.members();
   const int n = static_cast<int>(members.size());
   HAN_ASSERT(n == c.config.trainer.ensemble);

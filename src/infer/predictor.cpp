@@ -56,7 +56,11 @@ Predictor::Predictor(const HanParams& params, const ModelConfig& cfg, int thread
     : Predictor(std::vector<const HanParams*>{&params}, cfg, threads, std::move(head)) {}
 
 Predictor::Predictor(std::vector<const HanParams*> members, const ModelConfig& cfg, int threads, OutputHead head)
-    : members_(std::move(members)), cfg_(cfg), head_(std::move(head)), threads_(resolve_threads(threads)) {
+    : members_(std::move(members)),
+      cfg_(cfg),
+      head_(std::move(head)),
+      member_head_(initial_head(head_.task, 0, head_.scale)),
+      threads_(resolve_threads(threads)) {
   HAN_ASSERT(!members_.empty());
   word_inputs_.reserve(members_.size());
   for (const HanParams* m : members_) word_inputs_.emplace_back(*m);
@@ -69,20 +73,22 @@ void Predictor::fill_word_inputs(const Documents& docs, const std::vector<Index>
 // The members' mean answers (C, B) for one shard. `cache` holds the first member's
 // forward state with the attention weights replaced by the members' mean.
 Matrix Predictor::forward_members(const Batch& shard, HanCache& cache) const {
+  // An ensemble's temperature applies to its members' mean (nn/head.h: ensemble_answers).
+  const OutputHead& each = members_.size() == 1 ? head_ : member_head_;
   Matrix probs = head_answers(
-      head_, han_forward(*members_[0], cfg_, shard, nullptr, cache, /*for_backward=*/false, word_inputs_[0].table()));
+      each, han_forward(*members_[0], cfg_, shard, nullptr, cache, /*for_backward=*/false, word_inputs_[0].table()));
   if (members_.size() == 1) return probs;
   for (std::size_t m = 1; m < members_.size(); ++m) {
     HanCache other;
     probs += head_answers(
-        head_, han_forward(*members_[m], cfg_, shard, nullptr, other, /*for_backward=*/false, word_inputs_[m].table()));
+        each, han_forward(*members_[m], cfg_, shard, nullptr, other, /*for_backward=*/false, word_inputs_[m].table()));
     cache.word_attention.alpha += other.word_attention.alpha;
     cache.sentence_attention.alpha += other.sentence_attention.alpha;
   }
   const Scalar n = static_cast<Scalar>(members_.size());
   cache.word_attention.alpha /= n;
   cache.sentence_attention.alpha /= n;
-  return probs / n;
+  return ensemble_answers(head_, probs / n);
 }
 
 Matrix Predictor::predict_batch(const Documents& docs, const std::vector<Index>& indices,

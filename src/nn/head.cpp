@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "han/core/error.h"
 #include "han/nn/loss.h"
@@ -42,15 +43,27 @@ Index head_outputs(Task task, std::size_t labels) {
 }
 
 Matrix head_answers(const OutputHead& head, const Matrix& logits) {
+  if (head.answers_logits) return logits;
+  // Without a temperature the logits are used as they are (a model from before
+  // calibration answers bit for bit as it did).
+  const auto tempered = [&] { return head.temperature == 1.0 ? logits : Matrix(logits / static_cast<Scalar>(head.temperature)); };
   switch (head.task) {
     case Task::single:
-      return softmax_columns(logits);
+      return softmax_columns(tempered());
     case Task::multilabel:
-      return sigmoid(logits);
+      return sigmoid(tempered());
     case Task::regression:
       return logits.unaryExpr([&](Scalar z) { return static_cast<Scalar>(head.scale.restore(z)); });
   }
   return logits;
+}
+
+Matrix ensemble_answers(const OutputHead& head, const Matrix& mean_probabilities) {
+  if (head.temperature == 1.0 && !head.answers_logits) return mean_probabilities;
+  HAN_ASSERT(head.task == Task::single);
+  const Matrix log_mean = mean_probabilities.array().max(std::numeric_limits<Scalar>::min()).log().matrix();
+  if (head.answers_logits) return log_mean;
+  return head_answers(head, log_mean);
 }
 
 double head_loss(const OutputHead& head, const LossConfig& loss, const Matrix& logits, const Batch& batch,
@@ -72,21 +85,26 @@ double head_loss(const OutputHead& head, const LossConfig& loss, const Matrix& l
 
 nlohmann::json head_to_json(const OutputHead& head) {
   nlohmann::json j = {{"task", to_string(head.task)}};
+  if (head.temperature != 1.0) j["temperature"] = head.temperature;
   if (head.task == Task::multilabel) j["thresholds"] = head.thresholds;
   if (head.task == Task::regression)
     j.update({{"target_mean", head.scale.mean}, {"target_sd", head.scale.sd}, {"seen_targets", head.scale.seen}});
   return j;
 }
 
+bool head_has_section(const OutputHead& head) { return head.task != Task::single || head.temperature != 1.0; }
+
 OutputHead head_from_json(const nlohmann::json& j, Task task, std::size_t labels, const std::string& origin) {
   const auto corrupted = [&](const std::string& why) {
     return Error(origin + ": model file is corrupted (" + why + ")");
   };
-  if (task == Task::single) return initial_head(task, labels);
+  if (task == Task::single && j.is_null()) return initial_head(task, labels);
   if (!j.is_object() || !j.contains("task") || j["task"] != to_string(task)) throw corrupted("no head for its task");
   OutputHead h = initial_head(task, labels);
   try {
-    if (task == Task::multilabel) h.thresholds = j.at("thresholds").get<std::vector<double>>();
+    h.temperature = j.value("temperature", 1.0);
+    // A model without thresholds answers at kDefaultThreshold.
+    if (task == Task::multilabel && j.contains("thresholds")) h.thresholds = j.at("thresholds").get<std::vector<double>>();
     if (task == Task::regression) {
       h.scale.mean = j.at("target_mean").get<double>();
       h.scale.sd = j.at("target_sd").get<double>();
@@ -96,6 +114,7 @@ OutputHead head_from_json(const nlohmann::json& j, Task task, std::size_t labels
     throw corrupted("bad \"head\"");
   }
   if (task == Task::multilabel && h.thresholds.size() != labels) throw corrupted("thresholds do not match its labels");
+  if (!(h.temperature >= kMinTemperature && h.temperature <= kMaxTemperature)) throw corrupted("bad temperature");
   if (task == Task::regression && !(h.scale.sd > 0 && std::isfinite(h.scale.mean) && std::isfinite(h.scale.sd)))
     throw corrupted("bad target scale");
   return h;

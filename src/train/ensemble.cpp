@@ -10,6 +10,7 @@
 #include "han/core/json_text.h"
 #include "han/infer/classifier.h"
 #include "han/infer/evaluation.h"
+#include "han/train/calibration.h"
 #include "han/train/run_folder.h"
 
 namespace han {
@@ -42,7 +43,9 @@ bool finished_member(const std::string& dir) {
 TrainResult kept_member(const Config& member_cfg, const std::string& dir) {
   const RunFiles f = run_files(dir);
   TrainResult r;
-  r.best_params = load_classifier(f.model).params;
+  Classifier kept = load_classifier(f.model);
+  r.best_params = std::move(kept.params);
+  r.head = kept.head;
   for (const nlohmann::json& j : metrics_lines(f.metrics)) {
     try {
       r.history.push_back(EpochRecord::from_json(j));
@@ -77,7 +80,8 @@ TrainResult train_member(const Config& cfg, const Corpus& corpus, const TrainOpt
 }
 
 Classifier ensemble_classifier(const Config& cfg, const Corpus& corpus, const EnsembleResult& r) {
-  Classifier c{with_corpus_caps(cfg, corpus), corpus.vocab, corpus.labels, r.members.front().best_params, {}};
+  Classifier c{with_corpus_caps(cfg, corpus), corpus.vocab, corpus.labels, r.members.front().best_params, {},
+               initial_head(cfg.model.task, corpus.labels.size())};
   for (std::size_t k = 1; k < r.members.size(); ++k) c.more_members.push_back(r.members[k].best_params);
   return c;
 }
@@ -93,13 +97,20 @@ nlohmann::json trained_header(const Config& cfg, const EnsembleResult& r) {
   return {{"dev_accuracy", e["dev_accuracy"]}, {"dev_macro_f1", e["dev_macro_f1"]}, {"members", members}};
 }
 
-// Once every member is trained: the ensemble's dev score, DIR/model.han and the result lines.
-void assemble(const Config& cfg, const Corpus& corpus, const std::string& folder, EnsembleResult& r) {
-  const Classifier c = ensemble_classifier(cfg, corpus, r);
+// Once every member is trained: the ensemble's calibration and dev score, DIR/model.han and
+// the result lines.
+void assemble(const Config& cfg, const Corpus& corpus, const TrainOptions& options, EnsembleResult& r) {
+  Classifier c = ensemble_classifier(cfg, corpus, r);
+  if (options.calibrate && cfg.trainer.calibrate && !corpus.dev.empty())
+    r.calibration = calibrate_on_dev(c, corpus.dev, cfg.trainer.threads);
+  r.head = c.head;
   if (!corpus.dev.empty())
-    r.dev = evaluate(Predictor(c.members(), c.config.model, cfg.trainer.threads), corpus.dev,
+    r.dev = evaluate(Predictor(c.members(), c.config.model, cfg.trainer.threads, c.head), corpus.dev,
                      scoring_batches(corpus.dev, cfg));
-  save_classifier(run_files(folder).model, c, {{"trained", trained_header(cfg, r)}});
+  nlohmann::json header = {{"trained", trained_header(cfg, r)}};
+  if (r.calibration) header["calibration"] = r.calibration->to_json();
+  const std::string folder = options.output_dir;
+  save_classifier(run_files(folder).model, c, header);
   std::vector<nlohmann::json> results;
   for (int k = 1; k <= static_cast<int>(r.members.size()); ++k) results.push_back(member_result_json(cfg, r, k, nullptr));
   results.push_back(ensemble_result_json(cfg, r, nullptr));
@@ -133,7 +144,7 @@ EnsembleResult train_ensemble(const Config& cfg, const Corpus& corpus, const Tra
     r.interrupted = r.members.back().interrupted;
   }
   if (r.interrupted) r.checkpoint = r.members.back().checkpoint;
-  else assemble(cfg, corpus, options.output_dir, r);
+  else assemble(cfg, corpus, options, r);
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return r;
 }

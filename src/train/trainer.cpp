@@ -107,6 +107,9 @@ class TrainingRun {
   void keep_if_best(EpochRecord& rec);
   double epoch_score(const EpochRecord& rec) const;
   TrainResult finish(bool interrupted, bool stopped_early, Clock::time_point run_start);
+  bool calibrates() const {
+    return options_.calibrate && cfg_.trainer.calibrate && !corpus_.dev.empty() && cfg_.model.task != Task::regression;
+  }
 
   const Config cfg_;  // with the corpus's caps (auto resolved)
   const Corpus& corpus_;
@@ -386,10 +389,13 @@ TrainResult TrainingRun::finish(bool interrupted, bool stopped_early, Clock::tim
   TrainResult r;
   r.interrupted = interrupted;
   r.stopped_early = stopped_early;
+  r.head = model_.head;
   if (interrupted)
     r.checkpoint = files_.checkpoint;
   else if (writes())
     std::filesystem::remove(files_.checkpoint);  // the run is complete
+  if (!interrupted && writes() && calibrates())
+    r.calibration = calibrate_model_file(files_.model, corpus_.dev, threads_, r.head);
   r.history = state_.history;
   r.best_epoch = state_.best_epoch;
   r.skipped_empty = batcher_.skipped_empty();

@@ -85,6 +85,8 @@ struct TrainerConfig {
   // vocabulary, and its output layer when the labels are the same (train/init_model.h).
   std::string init;
   bool extend_vocab = false;  // with init: add the training words it lacks, with fresh embeddings
+  // After training, fit the temperature (and multi-label thresholds) on dev (train/calibration.h).
+  bool calibrate = true;
 };
 
 // Skip-gram word vectors (han embed, model.embeddings = "pretrain"), the word2vec recipe.

@@ -2,7 +2,7 @@
 // Batched, threaded inference: the head's answers (probabilities, or numbers for
 // regression), optional attention explanations and the attention mass that padded
 // positions receive. Over an ensemble, every member reads the same batches: the answers
-// are the members' mean, and so are the attention weights (explanations and padding mass
+// are the members' mean (tempered as a whole by the head's temperature), and so are the attention weights (explanations and padding mass
 // come from the averaged weights).
 #include <functional>
 #include <vector>
@@ -66,6 +66,7 @@ class Predictor {
   std::vector<const HanParams*> members_;
   ModelConfig cfg_;
   OutputHead head_;
+  OutputHead member_head_;  // an ensemble member's: probabilities without a temperature
   int threads_;
   mutable std::vector<WordInputTable> word_inputs_;  // one per member; grow with the words seen
   std::function<bool(Index)> progress_;

@@ -17,11 +17,18 @@ namespace han {
 
 // Multi-label decision threshold until thresholds are tuned.
 constexpr double kDefaultThreshold = 0.5;
+// The range a temperature is fitted in (beyond it the answers are all but one-hot or uniform).
+constexpr double kMinTemperature = 0.05, kMaxTemperature = 20.0;
 
 struct OutputHead {
   Task task = Task::single;
   TargetScale scale;               // regression
   std::vector<double> thresholds;  // multilabel: one per label, a label is answered when p >= its threshold
+  // single, multilabel: the logits are divided by it before the softmax or sigmoids
+  // (temperature scaling, fitted on dev after training; 1 = none, as in older models).
+  double temperature = 1.0;
+  // Answer the logits themselves (to fit or measure calibration) instead of the task's answers.
+  bool answers_logits = false;
 };
 
 // The head a model of `task` over `labels` starts with (thresholds at kDefaultThreshold).
@@ -36,17 +43,26 @@ void start_at_label_rates(Matrix& output_bias, const std::vector<double>& rates)
 // Rows of the output layer: the label count, or 1 for regression.
 Index head_outputs(Task task, std::size_t labels);
 
-// Answers (rows as the logits): probabilities (single, multilabel) or numbers (regression).
+// Answers (rows as the logits): probabilities (single, multilabel) or numbers (regression);
+// the logits unchanged when head.answers_logits.
 Matrix head_answers(const OutputHead& head, const Matrix& logits);
+
+// An ensemble's answers from its members' mean probabilities (C, B), single-label: the mean
+// itself without a temperature; else softmax(log(mean) / T), which keeps the mean's argmax;
+// with head.answers_logits, log(mean) (what its temperature divides). Probabilities under
+// the smallest normal float count as it (the log stays finite).
+Matrix ensemble_answers(const OutputHead& head, const Matrix& mean_probabilities);
 
 // The summed loss of the batch's documents (each times its weight), d_logits receiving
 // scale times its gradient. Every document must carry its gold answer.
 double head_loss(const OutputHead& head, const LossConfig& loss, const Matrix& logits, const Batch& batch,
                  double scale, Matrix& d_logits);
 
-// The model file's "head" section ({"task", ...}); a single-label model has none, as before
-// the section existed.
+// The model file's "head" section ({"task", ...}, "temperature" when it is not 1); a
+// single-label model without a temperature has none, as before the section existed.
 nlohmann::json head_to_json(const OutputHead& head);
+// Whether the head has anything to store (else the file has no "head").
+bool head_has_section(const OutputHead& head);
 // Reads it back; `labels` checks the thresholds' count. Errors name `origin`.
 OutputHead head_from_json(const nlohmann::json& j, Task task, std::size_t labels, const std::string& origin);
 

@@ -7,8 +7,12 @@
 // probabilities. DIR/metrics.jsonl holds every member's epochs ("member": k) and, once
 // complete, one result line per member and one for the ensemble.
 // A resumed run keeps the finished members, continues the interrupted one and trains the rest.
+// With options.calibrate, every member is calibrated as a run alone is, and the ensemble
+// gets its own temperature fitted on its members' mean probabilities (nn/head.h:
+// ensemble_answers), with which its dev scores are measured.
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,6 +32,8 @@ struct EnsembleResult {
   std::string checkpoint;  // the interrupted member's
   Metrics dev;             // the ensemble's (when complete and there is a dev set)
   double seconds = 0;
+  OutputHead head;                            // the ensemble's: calibrated, or without a temperature
+  std::optional<DevCalibration> calibration;  // the ensemble's, on its members' mean probabilities
 };
 
 // Member k's config (k = 1..N): seed trainer.seed + k - 1, one model.

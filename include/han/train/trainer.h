@@ -4,6 +4,7 @@
 // seed and shard count give a bit-identical model); dev accuracy and macro-F1 after each epoch; the best epoch is
 // kept (and written when an output folder is given); early stopping on patience.
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,7 @@
 #include "han/text/corpus.h"
 #include "han/nn/model.h"
 #include "han/train/collective.h"
+#include "han/train/calibration.h"
 #include "han/train/epoch_record.h"
 
 namespace han {
@@ -42,6 +44,9 @@ struct TrainOptions {
   Collective* job = nullptr;
   // trainer.init's model (train/init_model.h): a new run starts from its parameters.
   const Classifier* parent = nullptr;
+  // Once the run is complete, with trainer.calibrate and a dev set: calibrate output_dir's
+  // model.han on dev (train/calibration.h). han train asks for it; the ablation does not.
+  bool calibrate = false;
 };
 
 struct TrainResult {
@@ -54,6 +59,8 @@ struct TrainResult {
   bool interrupted = false;
   std::string checkpoint;  // written when interrupted
   double seconds = 0;
+  OutputHead head;                           // model.han's: calibrated, or as the model started
+  std::optional<DevCalibration> calibration;  // what calibration fitted and changed on dev
 };
 
 TrainResult train_model(const Config& cfg, const Corpus& corpus, const TrainOptions& options = {});
