@@ -7,6 +7,7 @@
 #include "han/core/io.h"
 #include "han/infer/classifier.h"
 #include "han/infer/model_file.h"
+#include "support/model_bytes.h"
 #include "support/paths.h"
 
 using namespace han;
@@ -31,12 +32,7 @@ std::string as_format_1(const std::string& format_2_bytes, const std::vector<std
   m.header["vocabulary"] = words;
   std::string bytes = serialize_model(m.header, m.tensors);
   bytes[8] = 1;
-  std::uint64_t h = 0xcbf29ce484222325ULL;
-  for (std::size_t i = 0; i + 8 < bytes.size(); ++i) {
-    h ^= static_cast<unsigned char>(bytes[i]);
-    h *= 0x100000001b3ULL;
-  }
-  for (int i = 0; i < 8; ++i) bytes[bytes.size() - 8 + i] = static_cast<char>((h >> (8 * i)) & 0xFF);
+  test::put_checksum(bytes, test::fnv1a_64(bytes, bytes.size() - 8));
   return bytes;
 }
 
