@@ -67,10 +67,6 @@ void run_ablate(AblateArgs& a) {
   if (cfg.trainer.ensemble > 1)
     throw han::Error("trainer.ensemble: han ablate trains one model per variant and seed (its own --seeds) and does "
                      "not ensemble them; set trainer.ensemble to 1");
-  // Its table, intervals and report speak of accuracy: other tasks are not ablated yet.
-  if (cfg.model.task != Task::single)
-    throw han::Error("model.task: han ablate compares single-label models only, not " +
-                     std::string(to_string(cfg.model.task)));
   if (a.output.empty()) a.output = (std::filesystem::path("runs") / ("ablate-" + std::filesystem::path(a.config).stem().string())).string();
   AblationOptions options = ablation_options(a, cfg);
   ProgressBar bar;

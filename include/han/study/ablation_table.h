@@ -14,8 +14,9 @@ struct AblationColumn {
   std::function<std::string(const AblationVariant&)> cell;  // the value, formatted (plain UTF-8 text)
 };
 
-// In display order; the accuracy header names the split it was measured on.
-std::vector<AblationColumn> ablation_columns(const std::string& evaluated_on);
+// In display order, for the task's scores (study/ablation_metrics.h); the main score's
+// header names the split it was measured on, the wins' says "lower" when lower is better.
+std::vector<AblationColumn> ablation_columns(const std::string& evaluated_on, Task task = Task::single);
 
 // The table printed on stdout: a header line and a line per variant, columns aligned.
 std::string ablation_table(const AblationResult& ablation);
