@@ -142,7 +142,7 @@ TEST_CASE("a variant's JSON and its cells in the shared column list", "[ablation
   CHECK(columns[5].cell(renorm) == "—");
 }
 
-TEST_CASE("the terminal table and report.html show the same columns and cells", "[ablation]") {
+TEST_CASE("the terminal table, report.html and report.md show the same columns and cells", "[ablation]") {
   AblationResult a;
   a.evaluated_on = "test";
   a.variants = {variant(MaskMode::none, {0.8, 0.9}), variant(MaskMode::renorm, {0.75, 0.8})};
@@ -150,14 +150,20 @@ TEST_CASE("the terminal table and report.html show the same columns and cells", 
       PairedComparison::of(paired_difference({0.8, 0.9}, {0.75, 0.8}), paired_difference({0.8, 0.9}, {0.75, 0.8}));
   const std::string table = ablation_table(a);
   const std::string html = ablation_report_html(a);
+  const auto markdown = lines_of(ablation_markdown(a));
   const auto lines = lines_of(table);
+  REQUIRE(markdown.size() == 4);
+  CHECK(markdown[1].rfind("| --- | --- |", 0) == 0);
   REQUIRE(lines.size() == 3);
   const std::vector<AblationColumn> columns = ablation_columns("test");
   for (const AblationColumn& c : columns) {
     INFO(c.header);
     CHECK(lines[0].find(c.header) != std::string::npos);
     CHECK(html.find("<th>" + c.header + "</th>") != std::string::npos);
+    CHECK(markdown[0].find("| " + c.header + " |") != std::string::npos);
     for (const AblationVariant& v : a.variants) CHECK(html.find("<td>" + c.cell(v) + "</td>") != std::string::npos);
+    for (std::size_t i = 0; i < a.variants.size(); ++i)
+      CHECK(markdown[i + 2].find("| " + c.cell(a.variants[i]) + " |") != std::string::npos);
   }
   // Aligned although the Δ header and renorm's — are multi-byte: each column starts at the
   // same character (display) position in every line.

@@ -289,6 +289,9 @@ TEST_CASE("ablate a regression model: RMSE, lower is better, and an interrupted 
   const std::string run_dir = (tmp.path / "train").string();
   check_scores_are_the_tasks(renorm, "rmse", renorm_run(config, run_dir), run_dir);
   CHECK(slurp(out + "/report.html").find("a lower RMSE") != std::string::npos);
+  const std::vector<std::string> markdown = lines_of(slurp(out + "/report.md"));
+  REQUIRE(markdown.size() == 4);  // header, rule, none, renorm
+  CHECK(markdown[0].rfind("| mask | batching | RMSE (test) | MAE | ΔRMSE vs renorm [95% CI] | wins (lower) |", 0) == 0);
 
   // A run lost (as when the ablation was stopped during it) is trained again; the others are
   // re-used, and the figures come out the same.

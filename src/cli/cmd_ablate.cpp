@@ -88,8 +88,10 @@ void run_ablate(AblateArgs& a) {
   const AblationResult& result = *outcome.result;
   write_file_atomically((std::filesystem::path(a.output) / "ablation.json").string(), result.to_json().dump(1) + "\n");
   write_file_atomically((std::filesystem::path(a.output) / "report.html").string(), ablation_report_html(result));
+  write_file_atomically((std::filesystem::path(a.output) / "report.md").string(), ablation_markdown(result));
   std::fputs(ablation_table(result).c_str(), stdout);
-  std::printf("wrote %s/ablation.json and %s/report.html\n", a.output.c_str(), a.output.c_str());
+  std::printf("wrote %s/ablation.json, %s/report.html and %s/report.md\n", a.output.c_str(), a.output.c_str(),
+              a.output.c_str());
   if (std::fflush(stdout) != 0) throw han::Error("cannot write output", 1);
 }
 

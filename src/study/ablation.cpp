@@ -280,7 +280,7 @@ std::string foreign_run(const fs::path& runs_dir, const Config& base) {
 // --overwrite: what the folder held goes before anything is trained.
 void clear_ablation_folder(const fs::path& dir) {
   remove_run_files(dir.string());
-  for (const fs::path& p : {dir / "ablation.json", dir / "report.html", dir / "runs"}) {
+  for (const fs::path& p : {dir / "ablation.json", dir / "report.html", dir / "report.md", dir / "runs"}) {
     std::error_code ec;
     fs::remove_all(p, ec);
     if (ec) throw Error("cannot remove " + p.string() + ": " + ec.message(), 1);

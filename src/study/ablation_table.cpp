@@ -57,7 +57,10 @@ std::vector<AblationColumn> ablation_columns(const std::string& evaluated_on, Ta
   };
 }
 
-std::string ablation_table(const AblationResult& a) {
+namespace {
+
+// The header row, then a row of cells per variant.
+std::vector<std::vector<std::string>> table_rows(const AblationResult& a) {
   const std::vector<AblationColumn> columns = ablation_columns(a.evaluated_on, a.config.model.task);
   std::vector<std::vector<std::string>> rows(1);
   for (const AblationColumn& c : columns) rows[0].push_back(c.header);
@@ -65,7 +68,24 @@ std::string ablation_table(const AblationResult& a) {
     rows.emplace_back();
     for (const AblationColumn& c : columns) rows.back().push_back(c.cell(v));
   }
-  return text_table(rows);
+  return rows;
+}
+
+std::string markdown_row(const std::vector<std::string>& cells) {
+  std::string line = "|";
+  for (const std::string& cell : cells) line += " " + cell + " |";
+  return line + "\n";
+}
+
+}  // namespace
+
+std::string ablation_table(const AblationResult& a) { return text_table(table_rows(a)); }
+
+std::string ablation_markdown(const AblationResult& a) {
+  const std::vector<std::vector<std::string>> rows = table_rows(a);
+  std::string out = markdown_row(rows[0]) + markdown_row(std::vector<std::string>(rows[0].size(), "---"));
+  for (std::size_t i = 1; i < rows.size(); ++i) out += markdown_row(rows[i]);
+  return out;
 }
 
 }  // namespace han

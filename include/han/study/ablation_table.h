@@ -1,6 +1,6 @@
 #pragma once
-// The columns of the ablation table: one list, so the table han ablate prints and the
-// one in report.html show the same figures, formatted the same way.
+// The columns of the ablation table: one list, so the table han ablate prints, the one
+// in report.html and the one in report.md show the same figures, formatted the same way.
 #include <functional>
 #include <string>
 #include <vector>
@@ -20,5 +20,8 @@ std::vector<AblationColumn> ablation_columns(const std::string& evaluated_on, Ta
 
 // The table printed on stdout: a header line and a line per variant, columns aligned.
 std::string ablation_table(const AblationResult& ablation);
+
+// The same table in Markdown (report.md): a header row, its rule and a row per variant.
+std::string ablation_markdown(const AblationResult& ablation);
 
 }  // namespace han
