@@ -2,6 +2,8 @@
 // and the terminal table's alignment.
 #include <catch2/catch.hpp>
 
+#include <cmath>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 #include "han/core/config.h"
@@ -35,7 +37,7 @@ AblationVariant variant(MaskMode mask, const std::vector<double>& accuracy) {
   v.batching = BatchStrategy::random;
   for (std::size_t i = 0; i < accuracy.size(); ++i) v.seeds.push_back(i + 1);
   v.evaluated_on = "test";
-  v.accuracy = v.macro_f1 = v.dev_accuracy = SeedSummary::of(accuracy);
+  v.score = v.second_score = v.dev_score = SeedSummary::of(accuracy);
   v.invariance_error = 0.25;
   v.epochs_to_best = 2;
   v.seconds_per_epoch = 1.5;
@@ -52,8 +54,8 @@ TEST_CASE("a run file written by han 0.1.0 reads back into the types and writes 
   CHECK(run.batching == BatchStrategy::bucket);
   CHECK(run.seed == 1);
   REQUIRE(run.test.has_value());
-  CHECK(run.scores_on("test").accuracy == stored["run"]["test"]["accuracy"].get<double>());
-  CHECK(run.scores_on("dev").macro_f1 == stored["run"]["dev"]["macro_f1"].get<double>());
+  CHECK(run.scores_on("test").get(SelectMetric::accuracy) == stored["run"]["test"]["accuracy"].get<double>());
+  CHECK(run.scores_on("dev").get(SelectMetric::macro_f1) == stored["run"]["dev"]["macro_f1"].get<double>());
   CHECK(run.examples.size() == stored["run"]["examples"].size());
   CHECK(run.to_json() == stored.at("run"));
   CHECK(run.to_json().dump() == stored.at("run").dump());
@@ -67,7 +69,7 @@ TEST_CASE("an ablation.json written by han 0.1.0 reads back into the types and w
   CHECK(a.variants[0].mask == MaskMode::none);
   CHECK(a.variants[0].vs_renorm.has_value());
   CHECK_FALSE(a.variants[1].vs_renorm.has_value());
-  CHECK(a.variants[0].accuracy.sd.value() == stored["variants"][0]["accuracy"]["sd"].get<double>());
+  CHECK(a.variants[0].score.sd.value() == stored["variants"][0]["accuracy"]["sd"].get<double>());
   // Written before tokenizer.version existed: read as the rules it was made with (version 1),
   // and otherwise written back unchanged.
   CHECK(a.config.tokenizer.version == 1);
@@ -140,7 +142,7 @@ TEST_CASE("a variant's JSON and its cells in the shared column list", "[ablation
   CHECK(columns[5].cell(renorm) == "—");
 }
 
-TEST_CASE("the terminal table and report.html show the same columns and cells", "[ablation]") {
+TEST_CASE("the terminal table, report.html and report.md show the same columns and cells", "[ablation]") {
   AblationResult a;
   a.evaluated_on = "test";
   a.variants = {variant(MaskMode::none, {0.8, 0.9}), variant(MaskMode::renorm, {0.75, 0.8})};
@@ -148,14 +150,20 @@ TEST_CASE("the terminal table and report.html show the same columns and cells", 
       PairedComparison::of(paired_difference({0.8, 0.9}, {0.75, 0.8}), paired_difference({0.8, 0.9}, {0.75, 0.8}));
   const std::string table = ablation_table(a);
   const std::string html = ablation_report_html(a);
+  const auto markdown = lines_of(ablation_markdown(a));
   const auto lines = lines_of(table);
+  REQUIRE(markdown.size() == 4);
+  CHECK(markdown[1].rfind("| --- | --- |", 0) == 0);
   REQUIRE(lines.size() == 3);
   const std::vector<AblationColumn> columns = ablation_columns("test");
   for (const AblationColumn& c : columns) {
     INFO(c.header);
     CHECK(lines[0].find(c.header) != std::string::npos);
     CHECK(html.find("<th>" + c.header + "</th>") != std::string::npos);
+    CHECK(markdown[0].find("| " + c.header + " |") != std::string::npos);
     for (const AblationVariant& v : a.variants) CHECK(html.find("<td>" + c.cell(v) + "</td>") != std::string::npos);
+    for (std::size_t i = 0; i < a.variants.size(); ++i)
+      CHECK(markdown[i + 2].find("| " + c.cell(a.variants[i]) + " |") != std::string::npos);
   }
   // Aligned although the Δ header and renorm's — are multi-byte: each column starts at the
   // same character (display) position in every line.
@@ -172,4 +180,54 @@ TEST_CASE("the terminal table and report.html show the same columns and cells", 
   }
   CHECK(starts[1] == starts[0]);
   CHECK(starts[2] == starts[0]);
+}
+
+TEST_CASE("a regression variant names its scores rmse and mae in JSON and columns, and wins by a lower RMSE",
+          "[ablation]") {
+  AblationVariant none = variant(MaskMode::none, {1.2, 1.0});
+  none.task = Task::regression;
+  none.vs_renorm = PairedComparison::of(paired_difference({1.2, 1.0}, {1.3, 1.1}, true),
+                                        paired_difference({0.9, 0.8}, {1.0, 0.8}), SelectMetric::mae);
+  const json j = none.to_json();
+  CHECK(j["task"] == "regression");
+  CHECK(j["rmse"]["mean"].get<double>() == Approx(1.1));
+  CHECK(j.contains("mae"));
+  CHECK(j.contains("dev_rmse"));
+  for (const char* single_key : {"accuracy", "macro_f1", "dev_accuracy"}) CHECK_FALSE(j.contains(single_key));
+  CHECK(j["vs_renorm"]["mae_mean_diff"].get<double>() == Approx(-0.05));
+  CHECK(j["vs_renorm"]["mae_ci95"].size() == 2);
+  CHECK_FALSE(j["vs_renorm"].contains("macro_f1_mean_diff"));
+  CHECK(j["vs_renorm"]["wins"] == 2);  // lower in both seeds
+  CHECK(AblationVariant::from_json(j).to_json() == j);
+
+  const std::vector<AblationColumn> columns = ablation_columns("test", Task::regression);
+  CHECK(columns[2].header == "RMSE (test)");
+  CHECK(columns[3].header == "MAE");
+  CHECK(columns[4].header == "ΔRMSE vs renorm [95% CI]");
+  CHECK(columns[5].header == "wins (lower)");
+  CHECK(columns[2].cell(none) == "1.1000 ± 0.1414");
+  CHECK(columns[5].cell(none) == "2/2");
+  CHECK(ablation_columns("dev", Task::multilabel)[2].header == "micro-F1 (dev)");
+  CHECK(ablation_columns("dev", Task::multilabel)[5].header == "wins");
+}
+
+TEST_CASE("a run's scores are the task's headline scores but the loss, undefined ones null", "[ablation]") {
+  TaskScores t;
+  t.task = Task::regression;
+  t.regression.rmse = 1.5;
+  t.regression.mae = 1.25;
+  t.regression.pearson = std::numeric_limits<double>::quiet_NaN();
+  t.loss = 2.25;
+  const SplitScores s = SplitScores::of(t);
+  CHECK(s.get(SelectMetric::rmse) == 1.5);
+  CHECK(s.get(SelectMetric::mae) == 1.25);
+  CHECK_FALSE(s.has(SelectMetric::loss));
+  CHECK_FALSE(s.has(SelectMetric::accuracy));
+  const json j = s.to_json();
+  CHECK(j["pearson"].is_null());
+  const SplitScores back = SplitScores::from_json(j);
+  CHECK(std::isnan(back.get(SelectMetric::pearson)));
+  CHECK(back.to_json() == j);
+  CHECK_THROWS(SplitScores::from_json(json::object()));
+  CHECK_THROWS(SplitScores::from_json(json{{"rmse", "low"}}));
 }

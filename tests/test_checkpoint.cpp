@@ -8,25 +8,13 @@
 #include "han/core/error.h"
 #include "han/train/checkpoint.h"
 #include "support/paths.h"
+#include "support/small_model.h"
 
 using namespace han;
+using han::test::small_config;
+using han::test::small_model;
 
 namespace {
-
-Config small_config() {
-  Config cfg;
-  cfg.model.embedding_dim = 8;
-  cfg.model.word_hidden = 4;
-  cfg.model.sentence_hidden = 4;
-  cfg.model.attention_dim = 8;
-  return cfg;
-}
-
-Classifier small_model(const Config& cfg, std::uint64_t seed) {
-  Rng rng(seed);
-  const Vocab vocab = Vocab::from_words({"<pad>", "<unk>", "good", "bad", "film"});
-  return {cfg, vocab, {"neg", "pos"}, han_init(cfg.model, 5, 2, rng), {}, han::OutputHead{}};
-}
 
 void random_gradients(HanParams& grads, std::uint64_t seed) {
   Rng rng(seed);

@@ -24,7 +24,8 @@ Classifier small_classifier(int members) {
   cfg.model.attention_dim = 4;
   cfg.trainer.ensemble = members;
   Rng rng(11);
-  Classifier c{cfg, Vocab::from_words({"<pad>", "<unk>", "good", "bad"}), {"neg", "pos"}, han_init(cfg.model, 4, 2, rng), {}};
+  Classifier c{cfg, Vocab::from_words({"<pad>", "<unk>", "good", "bad"}), {"neg", "pos"}, han_init(cfg.model, 4, 2, rng), {},
+                OutputHead{}};
   for (int k = 1; k < members; ++k) c.more_members.push_back(han_init(cfg.model, 4, 2, rng));
   return c;
 }

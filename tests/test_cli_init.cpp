@@ -13,8 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "han/train/trainer.h"
-#include "support/bundled.h"
+#include "support/interrupted_run.h"
 #include "support/paths.h"
 #include "support/run.h"
 #include "support/signal_run.h"
@@ -185,16 +184,8 @@ TEST_CASE("train --init refuses a contradicting architecture key or a checkpoint
                 {clash + ": model.mask is \"none\"", "has \"renorm\""});
   CHECK(!std::filesystem::exists(dir.file("o/config.json")));
 
-  han::Config cfg = bundled_config(4, 1);
-  han::Corpus corpus = han::load_corpus(cfg);
-  corpus.train.truncate(100);
-  han::TrainOptions options;
-  options.output_dir = dir.file("interrupted");
-  std::filesystem::create_directories(options.output_dir);
-  int steps = 0;
-  options.stop_requested = [&] { return ++steps > 1; };
-  REQUIRE(han::train_model(cfg, corpus, options).interrupted);
-  check_refused(run(han_cmd("train --config " + config + " --init " + dir.file("interrupted/checkpoint.han") +
+  const std::string checkpoint = interrupted_run(dir.file("interrupted"));
+  check_refused(run(han_cmd("train --config " + config + " --init " + checkpoint +
                             " --output " + dir.file("o"))),
                 {"this is a training checkpoint, not a model", "han train --resume " + dir.file("interrupted")});
 

@@ -6,9 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "han/text/corpus.h"
-#include "han/train/trainer.h"
-#include "support/bundled.h"
+#include "support/interrupted_run.h"
 #include "support/paths.h"
 #include "support/run.h"
 
@@ -54,16 +52,7 @@ TEST_CASE("an argument error inside a verb points to that verb's --help", "[cli]
 
 TEST_CASE("a training checkpoint given as a model is named as one, with the resume command", "[cli][manners]") {
   TempDir dir;
-  han::Config cfg = bundled_config(4, 1);
-  han::Corpus corpus = han::load_corpus(cfg);
-  corpus.train.truncate(100);
-  han::TrainOptions options;
-  options.output_dir = dir.file("run");
-  std::filesystem::create_directories(options.output_dir);
-  int steps = 0;
-  options.stop_requested = [&] { return ++steps > 1; };
-  REQUIRE(han::train_model(cfg, corpus, options).interrupted);
-  const std::string checkpoint = dir.file("run/checkpoint.han");
+  const std::string checkpoint = interrupted_run(dir.file("run"));
   for (const std::string& verb : {"predict -m " + checkpoint, "eval -m " + checkpoint + " --data " +
                                  source_path("data/dev.jsonl"), "info -m " + checkpoint}) {
     const RunResult r = run(han_cmd(verb), "a document\n");

@@ -1,6 +1,7 @@
 // model.task multilabel and regression through the binary, as a user runs them: tiny sets
 // (tests/tasks/, made by make_tasks.py) learned end to end, beating a constant answer;
-// what train, eval, predict and info print for each task; class weights on the command line.
+// what train, eval, predict and info print for each task; class weights on the command line;
+// han ablate comparing masks by each task's main score.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -55,6 +56,67 @@ double constant_micro_f1(const std::vector<json>& test) {
   int best = 0;
   for (const auto& [label, n] : count) best = std::max(best, n);
   return 2.0 * best / (static_cast<double>(test.size()) + gold);
+}
+
+// han ablate over one of the task sets: none vs renorm, bucketed, `seeds` seeds, 3 epochs.
+std::string ablate_command(const std::string& config, const std::string& output, int seeds) {
+  return han_cmd("ablate --config " + config + " --output " + output + " --seeds " + std::to_string(seeds) +
+                 " --masks none,renorm --batching bucket --set trainer.epochs=3");
+}
+
+// The ablation's variant with this mask.
+json variant_of(const json& ablation, const std::string& mask) {
+  for (const json& v : ablation["variants"])
+    if (v["mask"] == mask) return v;
+  FAIL("no variant " << mask);
+  return nullptr;
+}
+
+// han train on the same config as the ablation's renorm run of seed 1 (its metrics.jsonl
+// is in `output`), uncalibrated as the ablation's models are.
+json renorm_run(const std::string& config, const std::string& output) {
+  const RunResult r = run(han_cmd("train --quiet --config " + config + " --output " + output +
+                                  " --set trainer.epochs=3 --set model.mask=renorm --set batching.strategy=bucket"
+                                  " --set trainer.calibrate=false"));
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  return json::parse(r.out);
+}
+
+// The renorm variant's first seed is han train's run: the same test score (batched
+// differently: renorm is batch-invariant to float rounding) and, epoch by epoch, the same
+// dev score `dev_key` in metrics.jsonl.
+void check_scores_are_the_tasks(const json& renorm, const std::string& score, const json& summary,
+                                const std::string& run_dir) {
+  INFO(renorm.dump() << "\n" << summary.dump());
+  CHECK(renorm[score]["values"][0].get<double>() == Approx(summary["test"][score].get<double>()).epsilon(1e-4));
+  const std::vector<std::string> epochs = lines_of(slurp(run_dir + "/metrics.jsonl"));
+  REQUIRE(renorm["dev_curve"][0].size() == epochs.size());
+  for (std::size_t e = 0; e < epochs.size(); ++e)
+    CHECK(renorm["dev_curve"][0][e].get<double>() == Approx(json::parse(epochs[e])["dev_" + score].get<double>()));
+}
+
+// none against renorm, seed by seed: the difference is none - renorm, and a win is a seed
+// where none's score is better (lower when lower_is_better). Returns the seeds that tie.
+int check_paired(const json& none, const json& renorm, const std::string& score, bool lower_is_better) {
+  const json a = none[score]["values"], b = renorm[score]["values"];
+  REQUIRE(a.size() == b.size());
+  int wins = 0, ties = 0;
+  double diff = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    wins += lower_is_better ? a[i] < b[i] : a[i] > b[i];
+    ties += a[i] == b[i];
+    diff += (a[i].get<double>() - b[i].get<double>()) / static_cast<double>(a.size());
+  }
+  const json& vs = none["vs_renorm"];
+  INFO(none.dump() << "\n" << renorm.dump());
+  CHECK(vs["wins"] == wins);
+  CHECK(vs["ties"] == ties);
+  CHECK(vs["mean_diff"].get<double>() == Approx(diff));
+  REQUIRE(vs["ci95"].size() == 2);
+  CHECK(vs["ci95"][0].get<double>() <= diff);
+  CHECK(vs["ci95"][1].get<double>() >= diff);
+  return ties;
 }
 
 }  // namespace
@@ -191,4 +253,74 @@ TEST_CASE("loss.class_weights from the command line: kept in config.json, an unk
                                                   " --output " + (tmp.path / "c").string()));
   CHECK(wrong_task.exit_code == 2);
   CHECK(wrong_task.err.find("loss.class_weights: applies to model.task single only") != std::string::npos);
+}
+
+TEST_CASE("ablate a multilabel model: micro-F1 in the table, the intervals and the report", "[cli][tasks][ablate]") {
+  TempDir tmp;
+  const std::string config = task_config(tmp, "multilabel", "multilabel"), out = (tmp.path / "ablate").string();
+  const RunResult r = run(ablate_command(config, out, 3));
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const std::string header = lines_of(r.out).at(0);
+  CHECK(header.find("micro-F1 (test)") != std::string::npos);
+  CHECK(header.find("Δmicro-F1 vs renorm") != std::string::npos);
+  CHECK(header.find("acc") == std::string::npos);
+  const json a = json::parse(slurp(out + "/ablation.json"));
+  REQUIRE(a["variants"].size() == 2);
+  for (const json& v : a["variants"]) {
+    CHECK(v["task"] == "multilabel");
+    CHECK(v["micro_f1"]["values"].size() == 3);
+    CHECK(v.contains("dev_micro_f1"));
+    CHECK_FALSE(v.contains("accuracy"));
+  }
+  const json none = variant_of(a, "none"), renorm = variant_of(a, "renorm");
+  CHECK(none["vs_renorm"].contains("macro_f1_ci95"));
+  check_paired(none, renorm, "micro_f1", false);
+  const std::string run_dir = (tmp.path / "train").string();
+  check_scores_are_the_tasks(renorm, "micro_f1", renorm_run(config, run_dir), run_dir);
+  const std::string html = slurp(out + "/report.html");
+  CHECK(html.find("<th>micro-F1 (test)</th>") != std::string::npos);
+  CHECK(html.find("dev micro-F1 (mean over seeds)") != std::string::npos);
+  for (const json& doc : a["example_documents"]) CHECK(html.find("(gold: " + doc["gold"].get<std::string>()) != std::string::npos);
+}
+
+TEST_CASE("ablate a regression model: RMSE, lower is better, and an interrupted ablation resumes",
+          "[cli][tasks][ablate]") {
+  TempDir tmp;
+  const std::string config = task_config(tmp, "regression", "regression", R"(, "target_key": "rating")");
+  const std::string out = (tmp.path / "ablate").string(), cmd = ablate_command(config, out, 3);
+  const RunResult r = run(cmd);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const std::string header = lines_of(r.out).at(0);
+  for (const char* column : {"RMSE (test)", "MAE", "ΔRMSE vs renorm", "wins (lower)"})
+    CHECK(header.find(column) != std::string::npos);
+  const json a = json::parse(slurp(out + "/ablation.json"));
+  const json none = variant_of(a, "none"), renorm = variant_of(a, "renorm");
+  CHECK(none["task"] == "regression");
+  CHECK(none["vs_renorm"].contains("mae_mean_diff"));
+  // Three seeds without a tie: wins counted the wrong way round would differ.
+  CHECK(check_paired(none, renorm, "rmse", true) == 0);
+  CHECK(none["invariance_error"].get<double>() > 1e-4);  // the predicted number moves with its company
+  CHECK(renorm["invariance_error"].get<double>() < 1e-3);
+  const std::string run_dir = (tmp.path / "train").string();
+  check_scores_are_the_tasks(renorm, "rmse", renorm_run(config, run_dir), run_dir);
+  CHECK(slurp(out + "/report.html").find("a lower RMSE") != std::string::npos);
+  const std::vector<std::string> markdown = lines_of(slurp(out + "/report.md"));
+  REQUIRE(markdown.size() == 4);  // header, rule, none, renorm
+  CHECK(markdown[0].rfind("| mask | batching | RMSE (test) | MAE | ΔRMSE vs renorm [95% CI] | wins (lower) |", 0) == 0);
+
+  // A run lost (as when the ablation was stopped during it) is trained again; the others are
+  // re-used, and the figures come out the same.
+  std::filesystem::remove(out + "/runs/none-bucket-seed2.json");
+  const RunResult again = run(cmd);
+  INFO(again.err);
+  REQUIRE(again.exit_code == 0);
+  CHECK(again.err.find("training none-bucket-seed2") != std::string::npos);
+  CHECK(again.err.find("re-using " + out + "/runs/renorm-bucket-seed1.json") != std::string::npos);
+  CHECK(again.err.find("training renorm") == std::string::npos);
+  json resumed = json::parse(slurp(out + "/ablation.json")), first = a;
+  for (json* j : {&resumed, &first})
+    for (json& v : (*j)["variants"]) v.erase("seconds_per_epoch");  // wall clock
+  CHECK(resumed == first);
 }

@@ -11,6 +11,7 @@
 #include <xxhash.h>
 
 #include "han/core/error.h"
+#include "support/model_bytes.h"
 #include "support/paths.h"
 #include "han/core/io.h"
 #include "han/infer/model_file.h"
@@ -22,6 +23,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
+using han::test::fnv1a_64;
+using han::test::put_checksum;
 using han::test::TempDir;
 
 json small_header() {
@@ -47,20 +50,6 @@ bool same_bits(const han::Matrix& x, const han::Matrix& y) {
 // Little-endian u32 at `pos`.
 void poke_u32(std::string& s, std::size_t pos, std::uint32_t v) {
   for (int i = 0; i < 4; ++i) s[pos + i] = static_cast<char>((v >> (8 * i)) & 0xFF);
-}
-
-// FNV-1a 64, version 1's checksum, computed independently of the loader.
-std::uint64_t fnv1a(const std::string& s, std::size_t n) {
-  std::uint64_t h = 0xcbf29ce484222325ULL;
-  for (std::size_t i = 0; i < n; ++i) {
-    h ^= static_cast<unsigned char>(s[i]);
-    h *= 0x100000001b3ULL;
-  }
-  return h;
-}
-
-void put_checksum(std::string& s, std::uint64_t h) {
-  for (int i = 0; i < 8; ++i) s[s.size() - 8 + i] = static_cast<char>((h >> (8 * i)) & 0xFF);
 }
 
 // Recomputes the trailing checksum (for hand-made files): XXH3-64 of the bytes before it.
@@ -221,7 +210,7 @@ TEST_CASE("structurally bad files with a valid checksum are refused", "[model_fi
 TEST_CASE("version 1 files (FNV-1a checksum) still load, bit-exact", "[model_file]") {
   std::string v1 = han::serialize_model(small_header(), small_tensors());
   poke_u32(v1, 8, 1);
-  put_checksum(v1, fnv1a(v1, v1.size() - 8));
+  put_checksum(v1, fnv1a_64(v1, v1.size() - 8));
   const han::ModelFileContents m = han::parse_model(v1, "old.han");
   CHECK(m.version == 1);
   CHECK(m.header == small_header());

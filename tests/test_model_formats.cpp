@@ -7,22 +7,13 @@
 #include "han/core/io.h"
 #include "han/infer/classifier.h"
 #include "han/infer/model_file.h"
+#include "support/model_bytes.h"
 #include "support/paths.h"
+#include "support/small_model.h"
 
 using namespace han;
 
 namespace {
-
-Classifier small_classifier() {
-  Config cfg;
-  cfg.model.embedding_dim = 8;
-  cfg.model.word_hidden = 4;
-  cfg.model.sentence_hidden = 4;
-  cfg.model.attention_dim = 8;
-  Rng rng(7);
-  const Vocab vocab = Vocab::from_words({"<pad>", "<unk>", "good", "bad", "caf\xc3\xa9", "film"});
-  return {cfg, vocab, {"neg", "pos"}, han_init(cfg.model, 6, 2, rng), {}};
-}
 
 // The same model as han 0.1.0 wrote it: format 1, the vocabulary as a JSON array,
 // an FNV-1a 64 checksum (computed here independently of the loader).
@@ -31,12 +22,7 @@ std::string as_format_1(const std::string& format_2_bytes, const std::vector<std
   m.header["vocabulary"] = words;
   std::string bytes = serialize_model(m.header, m.tensors);
   bytes[8] = 1;
-  std::uint64_t h = 0xcbf29ce484222325ULL;
-  for (std::size_t i = 0; i + 8 < bytes.size(); ++i) {
-    h ^= static_cast<unsigned char>(bytes[i]);
-    h *= 0x100000001b3ULL;
-  }
-  for (int i = 0; i < 8; ++i) bytes[bytes.size() - 8 + i] = static_cast<char>((h >> (8 * i)) & 0xFF);
+  test::put_checksum(bytes, test::fnv1a_64(bytes, bytes.size() - 8));
   return bytes;
 }
 
@@ -60,7 +46,7 @@ void check_same(const Classifier& a, const Classifier& b) {
 
 TEST_CASE("a model file of format 2 and one of format 1 (han 0.1.0) load the same classifier", "[model_file]") {
   test::TempDir dir;
-  const Classifier c = small_classifier();
+  const Classifier c = test::small_model(test::small_config(), 7);
   const std::string path = (dir.path / "model.han").string();
   save_classifier(path, c);
   const std::string bytes = read_file(path);

@@ -33,3 +33,14 @@ TEST_CASE("with one value the sd and the paired interval are undefined, not 0", 
   CHECK(d.wins == 1);
   CHECK_FALSE(d.ci95.has_value());
 }
+
+TEST_CASE("for an error (lower is better) a win is a smaller value, and the difference keeps its sign",
+          "[statistics]") {
+  // RMSE of a variant against renorm's: lower in the first two seeds, higher in the third.
+  const PairedDifference d = paired_difference({1.2, 1.0, 1.5}, {1.3, 1.1, 1.4}, /*lower_is_better=*/true);
+  CHECK(d.wins == 2);
+  CHECK(d.ties == 0);
+  CHECK(d.mean_diff == Approx(-0.1 / 3));
+  CHECK(paired_difference({1.2, 1.0, 1.5}, {1.3, 1.1, 1.4}).wins == 1);  // the same as scores: higher wins
+  CHECK(paired_difference({1.0, 2.0}, {1.0, 3.0}, true).ties == 1);
+}

@@ -67,10 +67,6 @@ void run_ablate(AblateArgs& a) {
   if (cfg.trainer.ensemble > 1)
     throw han::Error("trainer.ensemble: han ablate trains one model per variant and seed (its own --seeds) and does "
                      "not ensemble them; set trainer.ensemble to 1");
-  // Its table, intervals and report speak of accuracy: other tasks are not ablated yet.
-  if (cfg.model.task != Task::single)
-    throw han::Error("model.task: han ablate compares single-label models only, not " +
-                     std::string(to_string(cfg.model.task)));
   if (a.output.empty()) a.output = (std::filesystem::path("runs") / ("ablate-" + std::filesystem::path(a.config).stem().string())).string();
   AblationOptions options = ablation_options(a, cfg);
   ProgressBar bar;
@@ -92,8 +88,10 @@ void run_ablate(AblateArgs& a) {
   const AblationResult& result = *outcome.result;
   write_file_atomically((std::filesystem::path(a.output) / "ablation.json").string(), result.to_json().dump(1) + "\n");
   write_file_atomically((std::filesystem::path(a.output) / "report.html").string(), ablation_report_html(result));
+  write_file_atomically((std::filesystem::path(a.output) / "report.md").string(), ablation_markdown(result));
   std::fputs(ablation_table(result).c_str(), stdout);
-  std::printf("wrote %s/ablation.json and %s/report.html\n", a.output.c_str(), a.output.c_str());
+  std::printf("wrote %s/ablation.json, %s/report.html and %s/report.md\n", a.output.c_str(), a.output.c_str(),
+              a.output.c_str());
   if (std::fflush(stdout) != 0) throw han::Error("cannot write output", 1);
 }
 

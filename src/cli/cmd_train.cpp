@@ -289,9 +289,9 @@ void run_ensemble(const PreparedRun& run, const WordVectors* pretrained, const C
       train_or_abandon(run, pretrained, *options.job, [&] { return train_ensemble(run.config, corpus, options, on_member); });
   bar.finish();
   if (result.interrupted) report_interrupted_ensemble(result, run);
-  if (result.dev.total > 0)
-    spdlog::info("ensemble of {}: dev loss {:.4f}  acc {:.4f}  F1 {:.4f}", n, result.dev.log_loss, result.dev.accuracy,
-                 result.dev.macro_f1);
+  if (result.dev.single.total > 0)
+    spdlog::info("ensemble of {}: dev loss {:.4f}  acc {:.4f}  F1 {:.4f}", n, result.dev.loss, result.dev.single.accuracy,
+                 result.dev.single.macro_f1);
   const nlohmann::json calibration = report_calibration(run.config, corpus, result.calibration);
   stop_when_complete(run, corpus);
   print_ensemble_summary(result, run, corpus, calibration);

@@ -8,6 +8,8 @@
 #include "han/text/batcher.h"
 #include "han/core/error.h"
 #include "han/core/io.h"
+#include "han/core/number_text.h"
+#include "han/core/select_metric.h"
 #include "han/infer/evaluation.h"
 #include "han/infer/predictor.h"
 #include "han/study/statistics.h"
@@ -45,12 +47,12 @@ Probes choose_probes(const Documents& dev) {
   return p;
 }
 
-// Scored in the batches training scored its dev set in.
+// The task's scores, in the batches training scored its dev set in.
 std::optional<SplitScores> scores(const Predictor& predictor, const Documents& docs, const Config& cfg,
                                   PaddingAttention* padding) {
   if (docs.empty()) return std::nullopt;
-  const Metrics m = evaluate(predictor, docs, scoring_batches(docs, cfg), padding);
-  return SplitScores{m.accuracy, m.macro_f1};
+  const Matrix answers = predictor.predict(docs, scoring_batches(docs, cfg), nullptr, padding);
+  return SplitScores::of(score_answers(predictor.head(), answers, docs));
 }
 
 // The largest change of a checked document's probabilities alone vs. padded with the longest.
@@ -72,11 +74,12 @@ std::vector<AttentionExample> attention_examples(const Predictor& predictor, con
     std::vector<Index> company = probes.longest;
     company.push_back(d);
     std::vector<Explanation> ex;
-    const Matrix probs = predictor.predict_batch(corpus.dev, company, &ex);
-    const Vector p = probs.col(probs.cols() - 1);
-    Index best;
-    p.maxCoeff(&best);
-    examples.push_back({d, corpus.labels[best], p(best), ex.back().sentence_weights, ex.back().word_weights});
+    const Matrix answers = predictor.predict_batch(corpus.dev, company, &ex);
+    const Vector p = answers.col(answers.cols() - 1);
+    Index best = 0;
+    if (predictor.head().task != Task::regression) p.maxCoeff(&best);  // the most probable label
+    const std::string label = predictor.head().task == Task::regression ? "predicted" : corpus.labels[best];
+    examples.push_back({d, label, p(best), ex.back().sentence_weights, ex.back().word_weights});
   }
   return examples;
 }
@@ -86,7 +89,9 @@ std::optional<AblationRun> run_one(const Config& cfg, const Corpus& corpus, cons
                                    const TrainOptions& train_options) {
   const TrainResult r = train_model(cfg, corpus, train_options);
   if (r.interrupted) return std::nullopt;
-  Predictor predictor(r.best_params, cfg.model, cfg.trainer.threads);
+  // The head a trained model holds is the one it started with (thresholds are not tuned yet).
+  const OutputHead head = initial_head(cfg.model.task, corpus.labels.size(), corpus.targets);
+  Predictor predictor(r.best_params, cfg.model, cfg.trainer.threads, head);
   const auto& stop = train_options.stop_requested;
   if (stop) predictor.on_progress([&stop](Index) { return !stop(); });
   PaddingAttention pad;
@@ -101,9 +106,10 @@ std::optional<AblationRun> run_one(const Config& cfg, const Corpus& corpus, cons
   run.pad_attention_mass = {pad.word(), pad.sentence()};
   run.invariance_error = invariance_error(predictor, corpus, probes);
   run.examples = attention_examples(predictor, corpus, probes);
+  const std::string main = to_string(AblationMetrics::of(cfg.model.task).main);
   std::vector<double> seconds, word_pad, sentence_pad;
   for (const EpochRecord& e : r.history) {
-    run.dev_curve.push_back(e.dev_accuracy);
+    run.dev_curve.push_back(e.dev(main));
     seconds.push_back(e.seconds);
     word_pad.push_back(e.padding_fraction);
     sentence_pad.push_back(e.sentence_padding_fraction);
@@ -114,14 +120,18 @@ std::optional<AblationRun> run_one(const Config& cfg, const Corpus& corpus, cons
 }
 
 // A finished run stored for this very config and data, or nothing (missing, unreadable,
-// from another config, or written before the test set appeared or went away).
-std::optional<AblationRun> stored_run(const fs::path& file, const std::string& fingerprint, bool has_test) {
+// from another config, written before the test set appeared or went away, or lacking
+// the task's scores).
+std::optional<AblationRun> stored_run(const fs::path& file, const std::string& fingerprint, bool has_test,
+                                      const AblationMetrics& metrics) {
   if (!fs::exists(file)) return std::nullopt;
   try {
     const json stored = json::parse(read_file(file.string()));
     if (stored.value("fingerprint", "") != fingerprint) return std::nullopt;
     AblationRun run = AblationRun::from_json(stored.at("run"));
     if (run.test.has_value() != has_test) return std::nullopt;
+    for (const SplitScores* s : {&run.dev, run.test ? &*run.test : &run.dev})
+      if (!s->has(metrics.main) || !s->has(metrics.second)) return std::nullopt;
     return run;
   } catch (const std::exception&) {
     return std::nullopt;  // train again
@@ -155,7 +165,8 @@ std::optional<AblationRun> load_or_train(const Config& cfg, const Corpus& corpus
   const std::string name = run_name(cfg);
   const fs::path file = runs_dir / (name + ".json");
   const std::string fingerprint = config_to_json(cfg).dump();
-  if (std::optional<AblationRun> stored = stored_run(file, fingerprint, !corpus.test.empty())) {
+  const AblationMetrics metrics = AblationMetrics::of(cfg.model.task);
+  if (std::optional<AblationRun> stored = stored_run(file, fingerprint, !corpus.test.empty(), metrics)) {
     if (options.log) options.log("re-using " + file.string());
     return *stored;
   }
@@ -182,20 +193,23 @@ std::vector<double> column(const std::vector<AblationRun>& runs, Get get) {
 // A variant's runs (one per seed) summarised; `renorm` holds renorm's runs with the
 // same batching and seeds, or is null.
 AblationVariant summarise(const std::vector<AblationRun>& rs, const std::vector<AblationRun>* renorm,
-                          const std::vector<std::uint64_t>& seeds, const std::string& split) {
-  auto accuracy = [&](const AblationRun& r) { return r.scores_on(split).accuracy; };
-  auto macro_f1 = [&](const AblationRun& r) { return r.scores_on(split).macro_f1; };
+                          const std::vector<std::uint64_t>& seeds, const std::string& split, Task task) {
+  const AblationMetrics metrics = AblationMetrics::of(task);
+  auto main = [&](const AblationRun& r) { return r.scores_on(split).get(metrics.main); };
+  auto second = [&](const AblationRun& r) { return r.scores_on(split).get(metrics.second); };
   AblationVariant v;
+  v.task = task;
   v.mask = rs.front().mask;
   v.batching = rs.front().batching;
   v.seeds = seeds;
   v.evaluated_on = split;
-  v.accuracy = SeedSummary::of(column(rs, accuracy));
-  v.macro_f1 = SeedSummary::of(column(rs, macro_f1));
-  v.dev_accuracy = SeedSummary::of(column(rs, [](const AblationRun& r) { return r.dev.accuracy; }));
+  v.score = SeedSummary::of(column(rs, main));
+  v.second_score = SeedSummary::of(column(rs, second));
+  v.dev_score = SeedSummary::of(column(rs, [&](const AblationRun& r) { return r.dev.get(metrics.main); }));
   if (v.mask != MaskMode::renorm && renorm)
-    v.vs_renorm = PairedComparison::of(paired_difference(column(rs, accuracy), column(*renorm, accuracy)),
-                                       paired_difference(column(rs, macro_f1), column(*renorm, macro_f1)));
+    v.vs_renorm = PairedComparison::of(
+        paired_difference(column(rs, main), column(*renorm, main), lower_is_better(metrics.main)),
+        paired_difference(column(rs, second), column(*renorm, second)), metrics.second);
   v.pad_attention_mass = {mean(column(rs, [](const AblationRun& r) { return r.pad_attention_mass.word; })),
                           mean(column(rs, [](const AblationRun& r) { return r.pad_attention_mass.sentence; }))};
   v.padding_fraction = {mean(column(rs, [](const AblationRun& r) { return r.padding_fraction.word; })),
@@ -209,7 +223,17 @@ AblationVariant summarise(const std::vector<AblationRun>& rs, const std::vector<
   return v;
 }
 
-std::vector<ExampleDocument> example_documents(const Corpus& corpus, const Probes& probes) {
+// A document's gold answer as the report shows it: its label, its labels joined by ",",
+// or its number.
+std::string gold_text(const Corpus& corpus, const DocumentView& d, Task task) {
+  if (task == Task::regression) return format_fixed(d.target, 4);
+  if (task == Task::single) return corpus.labels[d.label];
+  std::string out;
+  for (std::int32_t c : d.label_set) out += (out.empty() ? "" : ",") + corpus.labels[c];
+  return out;
+}
+
+std::vector<ExampleDocument> example_documents(const Corpus& corpus, const Probes& probes, Task task) {
   std::vector<ExampleDocument> examples;
   for (Index d : probes.examples) {
     TokenizedText words;
@@ -217,7 +241,7 @@ std::vector<ExampleDocument> example_documents(const Corpus& corpus, const Probe
       words.emplace_back();
       for (std::int32_t id : s) words.back().push_back(corpus.vocab.word(id));
     }
-    examples.push_back({d, corpus.labels[corpus.dev[d].label], words});
+    examples.push_back({d, gold_text(corpus, corpus.dev[d], task), words});
   }
   return examples;
 }
@@ -256,7 +280,7 @@ std::string foreign_run(const fs::path& runs_dir, const Config& base) {
 // --overwrite: what the folder held goes before anything is trained.
 void clear_ablation_folder(const fs::path& dir) {
   remove_run_files(dir.string());
-  for (const fs::path& p : {dir / "ablation.json", dir / "report.html", dir / "runs"}) {
+  for (const fs::path& p : {dir / "ablation.json", dir / "report.html", dir / "report.md", dir / "runs"}) {
     std::error_code ec;
     fs::remove_all(p, ec);
     if (ec) throw Error("cannot remove " + p.string() + ": " + ec.message(), 1);
@@ -308,9 +332,10 @@ AblationOutcome run_ablation(const Config& base, const Corpus& corpus, const Abl
   for (const auto& [key, rs] : runs) {
     const auto renorm = runs.find({key.first, static_cast<int>(MaskMode::renorm)});
     result.variants.push_back(
-        summarise(rs, renorm == runs.end() ? nullptr : &renorm->second, options.seeds, result.evaluated_on));
+        summarise(rs, renorm == runs.end() ? nullptr : &renorm->second, options.seeds, result.evaluated_on,
+                  base.model.task));
   }
-  result.example_documents = example_documents(corpus, probes);
+  result.example_documents = example_documents(corpus, probes, base.model.task);
   result.train_documents = corpus.train.size();
   result.dev_documents = corpus.dev.size();
   result.test_documents = corpus.test.size();

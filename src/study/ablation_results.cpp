@@ -1,6 +1,10 @@
 #include "han/study/ablation_results.h"
 
+#include <cmath>
+#include <limits>
+
 #include "han/core/error.h"
+#include "han/core/json_text.h"
 
 namespace han {
 namespace {
@@ -38,10 +42,31 @@ std::vector<T> array_from(const json& j) {
 
 }  // namespace
 
-json SplitScores::to_json() const { return {{"accuracy", accuracy}, {"macro_f1", macro_f1}}; }
+SplitScores SplitScores::of(const TaskScores& scores) {
+  SplitScores s;
+  for (const auto& [name, value] : scores.headline())
+    if (name != "loss") s.scores[name] = value;
+  return s;
+}
+
+double SplitScores::get(SelectMetric metric) const {
+  const auto it = scores.find(to_string(metric));
+  HAN_ASSERT(it != scores.end());
+  return it->second;
+}
+
+json SplitScores::to_json() const {
+  json j = json::object();
+  for (const auto& [name, value] : scores) j[name] = finite_or_null(value);
+  return j;
+}
 
 SplitScores SplitScores::from_json(const json& j) {
-  return {j.at("accuracy").get<double>(), j.at("macro_f1").get<double>()};
+  if (!j.is_object() || j.empty()) throw Error("split scores must be an object of scores, not " + j.dump());
+  SplitScores s;
+  for (const auto& [name, value] : j.items())
+    s.scores[name] = value.is_null() ? std::numeric_limits<double>::quiet_NaN() : value.get<double>();
+  return s;
 }
 
 json LevelFigures::to_json() const { return {{"word", word}, {"sentence", sentence}}; }
@@ -111,59 +136,70 @@ SeedSummary SeedSummary::from_json(const json& j) {
   return {j.at("mean").get<double>(), optional_double(j.at("sd")), j.at("values").get<std::vector<double>>()};
 }
 
-PairedComparison PairedComparison::of(const PairedDifference& accuracy, const PairedDifference& macro_f1) {
-  return {accuracy.mean_diff, accuracy.ci95, accuracy.wins, accuracy.ties, macro_f1.mean_diff, macro_f1.ci95};
+PairedComparison PairedComparison::of(const PairedDifference& main, const PairedDifference& second_score,
+                                      SelectMetric second) {
+  return {main.mean_diff, main.ci95, main.wins, main.ties, second, second_score.mean_diff, second_score.ci95};
 }
 
 json PairedComparison::to_json() const {
+  const std::string name = to_string(second);
   return {{"mean_diff", mean_diff},
           {"ci95", interval_json(ci95)},
           {"wins", wins},
           {"ties", ties},
-          {"macro_f1_mean_diff", macro_f1_mean_diff},
-          {"macro_f1_ci95", interval_json(macro_f1_ci95)},
+          {name + "_mean_diff", second_mean_diff},
+          {name + "_ci95", interval_json(second_ci95)},
           {"interval", "paired t, 95 %"}};
 }
 
-PairedComparison PairedComparison::from_json(const json& j) {
+PairedComparison PairedComparison::from_json(const json& j, SelectMetric second) {
+  const std::string name = to_string(second);
   PairedComparison c;
   c.mean_diff = j.at("mean_diff").get<double>();
   c.ci95 = interval_from(j.at("ci95"));
   c.wins = j.at("wins").get<int>();
   c.ties = j.at("ties").get<int>();
-  c.macro_f1_mean_diff = j.at("macro_f1_mean_diff").get<double>();
-  c.macro_f1_ci95 = interval_from(j.at("macro_f1_ci95"));
+  c.second = second;
+  c.second_mean_diff = j.at(name + "_mean_diff").get<double>();
+  c.second_ci95 = interval_from(j.at(name + "_ci95"));
   return c;
 }
 
 json AblationVariant::to_json() const {
-  return {{"mask", to_string(mask)},
-          {"batching", to_string(batching)},
-          {"seeds", seeds},
-          {"evaluated_on", evaluated_on},
-          {"accuracy", accuracy.to_json()},
-          {"macro_f1", macro_f1.to_json()},
-          {"dev_accuracy", dev_accuracy.to_json()},
-          {"vs_renorm", vs_renorm ? vs_renorm->to_json() : json(nullptr)},
-          {"pad_attention_mass", pad_attention_mass.to_json()},
-          {"padding_fraction", padding_fraction.to_json()},
-          {"invariance_error", invariance_error},
-          {"epochs_to_best", epochs_to_best},
-          {"seconds_per_epoch", seconds_per_epoch},
-          {"dev_curve", dev_curve},
-          {"examples", array_json(examples)}};
+  const AblationMetrics metrics = AblationMetrics::of(task);
+  const std::string main = to_string(metrics.main);
+  json j = {{"mask", to_string(mask)},
+            {"batching", to_string(batching)},
+            {"seeds", seeds},
+            {"evaluated_on", evaluated_on},
+            {main, score.to_json()},
+            {to_string(metrics.second), second_score.to_json()},
+            {"dev_" + main, dev_score.to_json()},
+            {"vs_renorm", vs_renorm ? vs_renorm->to_json() : json(nullptr)},
+            {"pad_attention_mass", pad_attention_mass.to_json()},
+            {"padding_fraction", padding_fraction.to_json()},
+            {"invariance_error", invariance_error},
+            {"epochs_to_best", epochs_to_best},
+            {"seconds_per_epoch", seconds_per_epoch},
+            {"dev_curve", dev_curve},
+            {"examples", array_json(examples)}};
+  if (task != Task::single) j["task"] = to_string(task);  // a single-label file as before tasks
+  return j;
 }
 
 AblationVariant AblationVariant::from_json(const json& j) {
   AblationVariant v;
+  if (j.contains("task")) v.task = parse_enum<Task>(j.at("task").get<std::string>(), "task");
+  const AblationMetrics metrics = AblationMetrics::of(v.task);
+  const std::string main = to_string(metrics.main);
   v.mask = parse_enum<MaskMode>(j.at("mask").get<std::string>(), "mask");
   v.batching = parse_enum<BatchStrategy>(j.at("batching").get<std::string>(), "batching");
   v.seeds = j.at("seeds").get<std::vector<std::uint64_t>>();
   v.evaluated_on = j.at("evaluated_on").get<std::string>();
-  v.accuracy = SeedSummary::from_json(j.at("accuracy"));
-  v.macro_f1 = SeedSummary::from_json(j.at("macro_f1"));
-  v.dev_accuracy = SeedSummary::from_json(j.at("dev_accuracy"));
-  if (!j.at("vs_renorm").is_null()) v.vs_renorm = PairedComparison::from_json(j.at("vs_renorm"));
+  v.score = SeedSummary::from_json(j.at(main));
+  v.second_score = SeedSummary::from_json(j.at(to_string(metrics.second)));
+  v.dev_score = SeedSummary::from_json(j.at("dev_" + main));
+  if (!j.at("vs_renorm").is_null()) v.vs_renorm = PairedComparison::from_json(j.at("vs_renorm"), metrics.second);
   v.pad_attention_mass = LevelFigures::from_json(j.at("pad_attention_mass"));
   v.padding_fraction = LevelFigures::from_json(j.at("padding_fraction"));
   v.invariance_error = j.at("invariance_error").get<double>();

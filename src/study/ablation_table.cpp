@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "han/core/select_metric.h"
 #include "han/core/text_table.h"
 
 namespace han {
@@ -38,14 +39,16 @@ std::string word_and_sentence(const LevelFigures& f) { return format("%.3f", f.w
 
 }  // namespace
 
-std::vector<AblationColumn> ablation_columns(const std::string& evaluated_on) {
+std::vector<AblationColumn> ablation_columns(const std::string& evaluated_on, Task task) {
+  const AblationMetrics metrics = AblationMetrics::of(task);
+  const std::string main = metric_label(metrics.main);
   return {
       {"mask", [](const AblationVariant& v) { return std::string(to_string(v.mask)); }},
       {"batching", [](const AblationVariant& v) { return std::string(to_string(v.batching)); }},
-      {"acc (" + evaluated_on + ")", [](const AblationVariant& v) { return mean_and_sd(v.accuracy); }},
-      {"macro-F1", [](const AblationVariant& v) { return mean_and_sd(v.macro_f1); }},
-      {"Δacc vs renorm [95% CI]", difference_and_interval},
-      {"wins", wins},
+      {main + " (" + evaluated_on + ")", [](const AblationVariant& v) { return mean_and_sd(v.score); }},
+      {metric_label(metrics.second), [](const AblationVariant& v) { return mean_and_sd(v.second_score); }},
+      {"Δ" + main + " vs renorm [95% CI]", difference_and_interval},
+      {lower_is_better(metrics.main) ? "wins (lower)" : "wins", wins},
       {"pad mass w/s", [](const AblationVariant& v) { return word_and_sentence(v.pad_attention_mass); }},
       {"padding w/s", [](const AblationVariant& v) { return word_and_sentence(v.padding_fraction); }},
       {"invar.", [](const AblationVariant& v) { return format("%.2g", v.invariance_error); }},
@@ -54,15 +57,35 @@ std::vector<AblationColumn> ablation_columns(const std::string& evaluated_on) {
   };
 }
 
-std::string ablation_table(const AblationResult& a) {
-  const std::vector<AblationColumn> columns = ablation_columns(a.evaluated_on);
+namespace {
+
+// The header row, then a row of cells per variant.
+std::vector<std::vector<std::string>> table_rows(const AblationResult& a) {
+  const std::vector<AblationColumn> columns = ablation_columns(a.evaluated_on, a.config.model.task);
   std::vector<std::vector<std::string>> rows(1);
   for (const AblationColumn& c : columns) rows[0].push_back(c.header);
   for (const AblationVariant& v : a.variants) {
     rows.emplace_back();
     for (const AblationColumn& c : columns) rows.back().push_back(c.cell(v));
   }
-  return text_table(rows);
+  return rows;
+}
+
+std::string markdown_row(const std::vector<std::string>& cells) {
+  std::string line = "|";
+  for (const std::string& cell : cells) line += " " + cell + " |";
+  return line + "\n";
+}
+
+}  // namespace
+
+std::string ablation_table(const AblationResult& a) { return text_table(table_rows(a)); }
+
+std::string ablation_markdown(const AblationResult& a) {
+  const std::vector<std::vector<std::string>> rows = table_rows(a);
+  std::string out = markdown_row(rows[0]) + markdown_row(std::vector<std::string>(rows[0].size(), "---"));
+  for (std::size_t i = 1; i < rows.size(); ++i) out += markdown_row(rows[i]);
+  return out;
 }
 
 }  // namespace han

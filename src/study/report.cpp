@@ -6,6 +6,7 @@
 
 #include "han/study/ablation_table.h"
 #include "han/core/number_text.h"
+#include "han/core/select_metric.h"
 #include "han/study/html.h"
 
 namespace han {
@@ -19,7 +20,7 @@ std::string variant_name(const AblationVariant& v) {
   return std::string(to_string(v.mask)) + " / " + to_string(v.batching);
 }
 
-// Mean dev accuracy per epoch over the seeds that reached that epoch.
+// The mean main dev score per epoch over the seeds that reached that epoch.
 std::vector<double> mean_curve(const AblationVariant& v) {
   std::vector<double> sum, count;
   for (const std::vector<double>& curve : v.dev_curve) {
@@ -36,11 +37,12 @@ std::vector<double> mean_curve(const AblationVariant& v) {
 struct Range {
   double lo = std::numeric_limits<double>::infinity(), hi = -std::numeric_limits<double>::infinity();
   void add(double x) { lo = std::min(lo, x), hi = std::max(hi, x); }
-  // Widens the range a little for the eye, staying within [0, 1] (accuracies).
-  void pad() {
+  // Widens the range a little for the eye, staying within [0, 1] for scores that are
+  // (accuracies, F1) and above 0 for errors (RMSE).
+  void pad(bool unit_interval) {
     if (hi - lo < 1e-3) lo -= 0.005, hi += 0.005;
     const double m = 0.08 * (hi - lo);
-    lo = std::max(0.0, lo - m), hi = std::min(1.0, hi + m);
+    lo = std::max(0.0, lo - m), hi = unit_interval ? std::min(1.0, hi + m) : hi + m;
   }
 };
 
@@ -74,7 +76,7 @@ std::string svg(const std::string& body) {
          "\" viewBox=\"0 0 " + std::to_string(kW) + " " + std::to_string(kH) + "\">" + body + "</svg>";
 }
 
-std::string learning_curves(const std::vector<AblationVariant>& variants) {
+std::string learning_curves(const std::vector<AblationVariant>& variants, SelectMetric metric) {
   Range r;
   std::size_t epochs = 1;
   std::vector<std::vector<double>> curves;
@@ -83,9 +85,9 @@ std::string learning_curves(const std::vector<AblationVariant>& variants) {
     for (double y : curves.back()) r.add(y);
     epochs = std::max(epochs, curves.back().size());
   }
-  r.pad();
+  r.pad(metric_in_unit_interval(metric));
   const double hi = std::max<double>(2, static_cast<double>(epochs));
-  std::string body = y_axis(r, "dev accuracy (mean over seeds)");
+  std::string body = y_axis(r, "dev " + metric_label(metric) + " (mean over seeds)");
   for (std::size_t e = 1; e <= epochs; ++e)
     body += "<text x=\"" + num(sx(static_cast<double>(e), 1, hi), 1) + "\" y=\"" + num(kH - kBottom + 16, 0) +
             "\" text-anchor=\"middle\" font-size=\"11\">" + std::to_string(e) + "</text>";
@@ -114,25 +116,25 @@ std::string error_bar(double x, double m, double sd, const Range& r, const std::
   return s;
 }
 
-// Mean, ± sd when defined (two seeds or more), and every seed's value.
-std::string accuracy_bars(const std::vector<AblationVariant>& variants, const std::string& split) {
+// The main score's mean, ± sd when defined (two seeds or more), and every seed's value.
+std::string score_bars(const std::vector<AblationVariant>& variants, const std::string& split, SelectMetric metric) {
   Range r;
   for (const AblationVariant& v : variants) {
-    for (double x : v.accuracy.values) r.add(x);
-    r.add(v.accuracy.mean - v.accuracy.sd.value_or(0));
-    r.add(v.accuracy.mean + v.accuracy.sd.value_or(0));
+    for (double x : v.score.values) r.add(x);
+    r.add(v.score.mean - v.score.sd.value_or(0));
+    r.add(v.score.mean + v.score.sd.value_or(0));
   }
-  r.pad();
-  std::string body = y_axis(r, split + " accuracy: mean ± sd, dots = seeds");
+  r.pad(metric_in_unit_interval(metric));
+  std::string body = y_axis(r, split + " " + metric_label(metric) + ": mean ± sd, dots = seeds");
   const double n = static_cast<double>(variants.size());
   for (std::size_t i = 0; i < variants.size(); ++i) {
     const AblationVariant& v = variants[i];
     const double x = sx(static_cast<double>(i) + 0.5, 0, n);
-    const double m = v.accuracy.mean;
+    const double m = v.score.mean;
     const std::string c = kColors[i % 8];
-    if (v.accuracy.sd) body += error_bar(x, m, *v.accuracy.sd, r, c);
+    if (v.score.sd) body += error_bar(x, m, *v.score.sd, r, c);
     body += "<rect x=\"" + num(x - 5, 1) + "\" y=\"" + num(sy(m, r) - 5, 1) + "\" width=\"10\" height=\"10\" fill=\"" + c + "\"/>";
-    for (double val : v.accuracy.values)
+    for (double val : v.score.values)
       body += "<circle r=\"2.5\" fill=\"none\" stroke=\"#333\" cx=\"" + num(x + 14, 1) + "\" cy=\"" +
               num(sy(val, r), 1) + "\"/>";
     body += legend(i, variant_name(v));
@@ -142,7 +144,7 @@ std::string accuracy_bars(const std::vector<AblationVariant>& variants, const st
 
 // The same columns as the table han ablate prints.
 std::string figures_table(const AblationResult& a) {
-  const std::vector<AblationColumn> columns = ablation_columns(a.evaluated_on);
+  const std::vector<AblationColumn> columns = ablation_columns(a.evaluated_on, a.config.model.task);
   std::string t = "<table><tr>";
   for (const AblationColumn& c : columns) t += "<th>" + html_escape(c.header) + "</th>";
   t += "</tr>";
@@ -186,22 +188,24 @@ std::string examples(const AblationResult& a) {
 
 std::string ablation_report_html(const AblationResult& a) {
   const std::string& split = a.evaluated_on;
+  const SelectMetric main = AblationMetrics::of(a.config.model.task).main;
+  const std::string better = lower_is_better(main) ? "a lower " : "a higher ";
   std::string body = "<h1>han ablate: does masking padding help?</h1>";
   body += "<p>Data: " + std::to_string(a.train_documents) + " train / " + std::to_string(a.dev_documents) + " dev / " +
-          std::to_string(a.test_documents) +
-          " test documents. Accuracy is measured on " + split +
-          ", with batches padded as in training. Δ is the paired difference against renorm with the same batching "
-          "and seed (95 % t interval over seeds); wins count seeds where the variant beats renorm. With one seed the "
-          "sd and the interval are undefined (n/a).</p>";
+          std::to_string(a.test_documents) + " test documents (model.task " + to_string(a.config.model.task) +
+          "). Scores are measured on " + split +
+          ", with batches padded as in training. Δ is the paired difference (variant − renorm) against renorm with the "
+          "same batching and seed (95 % t interval over seeds); wins count seeds where the variant beats renorm (" +
+          better + metric_label(main) + "). With one seed the sd and the interval are undefined (n/a).</p>";
   body += "<h2>Figures</h2>" + figures_table(a);
   body += "<p class=\"legend\">w/s: word / sentence level. Pad mass: mean total attention weight on padded positions "
           "per real sentence (word level) and per document (sentence level), on dev. Padding: fraction of padded slots "
           "in the training batches. Invar.: invariance error, the largest change of a dev document's probabilities "
-          "alone vs. in a padded batch with the longest dev documents. Best: epochs to the best dev accuracy (mean "
-          "over seeds).</p>";
+          "alone vs. in a padded batch with the longest dev documents (regression: of its number). Best: epochs to "
+          "the best dev " + metric_label(main) + " (mean over seeds).</p>";
   body += "<h2>Learning curves</h2><p class=\"legend\">Variants with identical curves (renorm and additive "
-          "usually are) overlap.</p>" + learning_curves(a.variants);
-  body += "<h2>Accuracy over seeds</h2>" + accuracy_bars(a.variants, split);
+          "usually are) overlap.</p>" + learning_curves(a.variants, main);
+  body += "<h2>" + metric_label(main) + " over seeds</h2>" + score_bars(a.variants, split, main);
   body += "<h2>Attention on example documents: none vs renorm</h2>" + examples(a);
   body += "<h2>Config</h2><pre>" + html_escape(config_to_json(a.config).dump(2)) + "</pre>";
   const std::string css = attention_css() +

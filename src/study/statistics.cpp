@@ -32,13 +32,13 @@ double t_quantile_975(int df) {
   return z + (z * z * z + z) / (4.0 * df);
 }
 
-PairedDifference paired_difference(const std::vector<double>& a, const std::vector<double>& b) {
+PairedDifference paired_difference(const std::vector<double>& a, const std::vector<double>& b, bool lower_is_better) {
   HAN_ASSERT(a.size() == b.size());
   PairedDifference d;
   std::vector<double> diff;
   for (std::size_t i = 0; i < a.size(); ++i) {
     diff.push_back(a[i] - b[i]);
-    d.wins += a[i] > b[i];
+    d.wins += lower_is_better ? a[i] < b[i] : a[i] > b[i];
     d.ties += a[i] == b[i];
   }
   d.n = static_cast<int>(diff.size());

@@ -80,8 +80,9 @@ TrainResult train_member(const Config& cfg, const Corpus& corpus, const TrainOpt
 }
 
 Classifier ensemble_classifier(const Config& cfg, const Corpus& corpus, const EnsembleResult& r) {
+  // The head a trained model holds is the one it started with (thresholds are not tuned yet).
   Classifier c{with_corpus_caps(cfg, corpus), corpus.vocab, corpus.labels, r.members.front().best_params, {},
-               initial_head(cfg.model.task, corpus.labels.size())};
+               initial_head(cfg.model.task, corpus.labels.size(), corpus.targets)};
   for (std::size_t k = 1; k < r.members.size(); ++k) c.more_members.push_back(r.members[k].best_params);
   return c;
 }
@@ -105,8 +106,8 @@ void assemble(const Config& cfg, const Corpus& corpus, const TrainOptions& optio
     r.calibration = calibrate_on_dev(c, corpus.dev, cfg.trainer.threads);
   r.head = c.head;
   if (!corpus.dev.empty())
-    r.dev = evaluate(Predictor(c.members(), c.config.model, cfg.trainer.threads, c.head), corpus.dev,
-                     scoring_batches(corpus.dev, cfg));
+    r.dev = evaluate_task(Predictor(c.members(), c.config.model, cfg.trainer.threads, c.head), corpus.dev,
+                          scoring_batches(corpus.dev, cfg));
   nlohmann::json header = {{"trained", trained_header(cfg, r)}};
   if (r.calibration) header["calibration"] = r.calibration->to_json();
   const std::string folder = options.output_dir;
@@ -165,12 +166,12 @@ nlohmann::json member_result_json(const Config& cfg, const EnsembleResult& r, in
 }
 
 nlohmann::json ensemble_result_json(const Config& cfg, const EnsembleResult& r, const nlohmann::json& test) {
-  const bool scored = r.dev.total > 0;
+  const bool scored = r.dev.single.total > 0;
   return {{"result", "ensemble"},
           {"members", cfg.trainer.ensemble},
-          {"dev_accuracy", scored ? finite_or_null(r.dev.accuracy) : nullptr},
-          {"dev_macro_f1", scored ? finite_or_null(r.dev.macro_f1) : nullptr},
-          {"dev_loss", scored ? finite_or_null(r.dev.log_loss) : nullptr},
+          {"dev_accuracy", scored ? finite_or_null(r.dev.single.accuracy) : nullptr},
+          {"dev_macro_f1", scored ? finite_or_null(r.dev.single.macro_f1) : nullptr},
+          {"dev_loss", scored ? finite_or_null(r.dev.loss) : nullptr},
           {"test", test}};
 }
 

@@ -2,8 +2,11 @@
 // The typed results of han ablate and their JSON (DIR/runs/*.json and DIR/ablation.json).
 // to_json/from_json keep the key names of the files earlier versions wrote, so an
 // interrupted ablation resumes from them. Figures undefined with one seed (a standard
-// deviation, a confidence interval) are std::nullopt in memory and null in JSON.
+// deviation, a confidence interval) are std::nullopt in memory and null in JSON. The
+// scores are the task's (study/ablation_metrics.h), named in JSON as trainer.select names
+// them; a single-label ablation's files keep the keys they had before other tasks.
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -12,13 +15,21 @@
 
 #include "han/core/config.h"
 #include "han/core/types.h"
+#include "han/infer/task_scores.h"
+#include "han/study/ablation_metrics.h"
 #include "han/study/statistics.h"
 #include "han/text/tokenizer.h"
 
 namespace han {
 
-struct SplitScores {  // on one split (dev or test)
-  double accuracy = 0, macro_f1 = 0;
+// The task's scores on one split (dev or test) by name: accuracy and macro_f1 (single);
+// micro_f1, macro_f1, ... (multilabel); rmse, mae, ... (regression). Undefined ones (a
+// constant answer's correlation) are NaN in memory, null in JSON.
+struct SplitScores {
+  std::map<std::string, double> scores;
+  static SplitScores of(const TaskScores& scores);  // its headline scores but the loss
+  bool has(SelectMetric metric) const { return scores.count(to_string(metric)) > 0; }
+  double get(SelectMetric metric) const;  // the run must have it
   nlohmann::json to_json() const;
   static SplitScores from_json(const nlohmann::json& j);
 };
@@ -32,8 +43,8 @@ struct LevelFigures {  // one figure at word and at sentence level
 // A dev document's prediction and attention under one run (shown in report.html).
 struct AttentionExample {
   Index document = 0;
-  std::string label;  // predicted
-  double probability = 0;
+  std::string label;  // predicted (the most probable one); "predicted" for regression
+  double probability = 0;  // the label's; regression: the predicted number
   std::vector<float> sentence_weights;
   std::vector<std::vector<float>> word_weights;
   nlohmann::json to_json() const;
@@ -45,7 +56,7 @@ struct AblationRun {
   MaskMode mask = MaskMode::renorm;
   BatchStrategy batching = BatchStrategy::bucket;
   std::uint64_t seed = 0;
-  std::vector<double> dev_curve;  // dev accuracy per epoch
+  std::vector<double> dev_curve;  // the main dev score per epoch
   int best_epoch = 0;
   SplitScores dev;
   std::optional<SplitScores> test;  // none without a test set
@@ -70,31 +81,38 @@ struct SeedSummary {
   static SeedSummary from_json(const nlohmann::json& j);
 };
 
-// A variant against renorm with the same batching, paired by seed.
+// A variant against renorm with the same batching, paired by seed: the main score's
+// difference (variant - renorm), interval and wins; the second score's difference and
+// interval, in JSON as <second>_mean_diff and <second>_ci95.
 struct PairedComparison {
-  double mean_diff = 0;  // accuracy
+  double mean_diff = 0;
   std::optional<Interval> ci95;
   int wins = 0, ties = 0;
-  double macro_f1_mean_diff = 0;
-  std::optional<Interval> macro_f1_ci95;
-  static PairedComparison of(const PairedDifference& accuracy, const PairedDifference& macro_f1);
+  SelectMetric second = SelectMetric::macro_f1;
+  double second_mean_diff = 0;
+  std::optional<Interval> second_ci95;
+  static PairedComparison of(const PairedDifference& main, const PairedDifference& second_score,
+                             SelectMetric second = SelectMetric::macro_f1);
   nlohmann::json to_json() const;
-  static PairedComparison from_json(const nlohmann::json& j);
+  static PairedComparison from_json(const nlohmann::json& j, SelectMetric second = SelectMetric::macro_f1);
 };
 
-// A variant (mask x batching) summarised over its seeds.
+// A variant (mask x batching) summarised over its seeds. In JSON its scores are named by
+// the task's metrics ("accuracy", "macro_f1", "dev_accuracy" for single-label; "rmse",
+// "mae", "dev_rmse" for regression), and "task" is written unless it is single.
 struct AblationVariant {
+  Task task = Task::single;
   MaskMode mask = MaskMode::renorm;
   BatchStrategy batching = BatchStrategy::bucket;
   std::vector<std::uint64_t> seeds;
-  std::string evaluated_on;           // "test", or "dev" without a test set
-  SeedSummary accuracy, macro_f1;     // on evaluated_on
-  SeedSummary dev_accuracy;
+  std::string evaluated_on;         // "test", or "dev" without a test set
+  SeedSummary score, second_score;  // the task's main and second score on evaluated_on
+  SeedSummary dev_score;            // the main score on dev
   std::optional<PairedComparison> vs_renorm;  // none for renorm itself or without renorm
   LevelFigures pad_attention_mass, padding_fraction;  // means over seeds
   double invariance_error = 0;                        // largest over seeds
   double epochs_to_best = 0, seconds_per_epoch = 0;   // means over seeds
-  std::vector<std::vector<double>> dev_curve;         // per seed
+  std::vector<std::vector<double>> dev_curve;         // the main dev score per epoch, per seed
   std::vector<AttentionExample> examples;             // of the first seed
   nlohmann::json to_json() const;
   static AblationVariant from_json(const nlohmann::json& j);
@@ -103,7 +121,7 @@ struct AblationVariant {
 // A dev document shown in the report, as the model read it.
 struct ExampleDocument {
   Index document = 0;
-  std::string gold;
+  std::string gold;  // the label; the labels joined by ","; the number
   TokenizedText words;
   nlohmann::json to_json() const;
   static ExampleDocument from_json(const nlohmann::json& j);

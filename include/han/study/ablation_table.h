@@ -1,6 +1,6 @@
 #pragma once
-// The columns of the ablation table: one list, so the table han ablate prints and the
-// one in report.html show the same figures, formatted the same way.
+// The columns of the ablation table: one list, so the table han ablate prints, the one
+// in report.html and the one in report.md show the same figures, formatted the same way.
 #include <functional>
 #include <string>
 #include <vector>
@@ -14,10 +14,14 @@ struct AblationColumn {
   std::function<std::string(const AblationVariant&)> cell;  // the value, formatted (plain UTF-8 text)
 };
 
-// In display order; the accuracy header names the split it was measured on.
-std::vector<AblationColumn> ablation_columns(const std::string& evaluated_on);
+// In display order, for the task's scores (study/ablation_metrics.h); the main score's
+// header names the split it was measured on, the wins' says "lower" when lower is better.
+std::vector<AblationColumn> ablation_columns(const std::string& evaluated_on, Task task = Task::single);
 
 // The table printed on stdout: a header line and a line per variant, columns aligned.
 std::string ablation_table(const AblationResult& ablation);
+
+// The same table in Markdown (report.md): a header row, its rule and a row per variant.
+std::string ablation_markdown(const AblationResult& ablation);
 
 }  // namespace han

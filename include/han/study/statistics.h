@@ -19,10 +19,12 @@ struct Interval {
 struct PairedDifference {
   double mean_diff = 0;
   std::optional<Interval> ci95;   // 95 % t interval of the mean difference; undefined when n < 2
-  int wins = 0, ties = 0, n = 0;  // a[i] > b[i], a[i] == b[i]
+  int wins = 0, ties = 0, n = 0;  // a[i] better than b[i], a[i] == b[i]
 };
 
-// a[i] - b[i] over paired runs (same seed).
-PairedDifference paired_difference(const std::vector<double>& a, const std::vector<double>& b);
+// a[i] - b[i] over paired runs (same seed). a[i] wins when it is larger, or smaller with
+// lower_is_better (an error such as RMSE); the difference keeps its sign either way.
+PairedDifference paired_difference(const std::vector<double>& a, const std::vector<double>& b,
+                                   bool lower_is_better = false);
 
 }  // namespace han

@@ -19,7 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "han/core/config.h"
-#include "han/infer/metrics.h"
+#include "han/infer/task_scores.h"
 #include "han/text/corpus.h"
 #include "han/train/trainer.h"
 
@@ -30,7 +30,7 @@ struct EnsembleResult {
   std::vector<bool> kept;            // finished before this call (a resumed run)
   bool interrupted = false;
   std::string checkpoint;  // the interrupted member's
-  Metrics dev;             // the ensemble's (when complete and there is a dev set)
+  TaskScores dev;          // the ensemble's (when complete and there is a dev set)
   double seconds = 0;
   OutputHead head;                            // the ensemble's: calibrated, or without a temperature
   std::optional<DevCalibration> calibration;  // the ensemble's, on its members' mean probabilities
