@@ -102,9 +102,9 @@ void run_eval(EvalArgs& a) {
   const DataFormat format =
       a.data_format.empty() ? c.config.data.format : parse_enum<DataFormat>(a.data_format, "--data-format");
   const auto read_start = std::chrono::steady_clock::now();
-  const std::vector<Example> examples = read_examples(a.data, format, label_options(c.config, true));
-  if (examples.empty()) throw han::Error(a.data + ": no documents to evaluate");
-  const Documents docs = encode_all(examples, c.tokenizer(), c.vocab, c.labels);
+  // Encoded as read: memory holds the documents' ids, never their text.
+  const Documents docs = encode_file(a.data, format, label_options(c.config, true), c.tokenizer(), c.vocab, c.labels);
+  if (docs.empty()) throw han::Error(a.data + ": no documents to evaluate");
   spdlog::debug("{} documents read, tokenized and encoded in {:.2f} s", docs.size(), seconds_since(read_start));
   const auto start = std::chrono::steady_clock::now();  // the predictor's set-up counts as prediction
   DocumentProgress progress(show_progress(a.log), static_cast<std::int64_t>(docs.size()));
