@@ -35,8 +35,8 @@ SkipGramCorpus read_skipgram_text(const Config& cfg, const std::vector<std::stri
   std::vector<std::string> sources;
   if (!cfg.data.train.empty()) {
     sources.push_back(cfg.data.train);
-    for (const Example& e : read_examples(cfg.data.train, cfg.data.format, label_options(cfg, false)))
-      builder.add(tokenizer.tokenize(e.text));
+    visit_examples(cfg.data.train, cfg.data.format, label_options(cfg, false),
+                   [&](Example&& e) { builder.add(tokenizer.tokenize(e.text)); });
   }
   std::vector<std::string> plain = plain_files;
   if (!cfg.data.unlabeled.empty()) plain.insert(plain.begin(), cfg.data.unlabeled);
