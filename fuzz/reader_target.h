@@ -17,6 +17,7 @@
 
 #include "han/core/error.h"
 #include "han/text/dataset.h"
+#include "han/text/encoding.h"
 
 namespace han_fuzz {
 
