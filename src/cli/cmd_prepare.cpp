@@ -8,7 +8,7 @@
 
 #include "commands.h"
 #include "han/core/error.h"
-#include "han/text/token_cache.h"
+#include "han/text/corpus.h"
 #include "logging.h"
 
 namespace han::cli {
@@ -39,23 +39,18 @@ void run_prepare(const PrepareArgs& a) {
   const Config cfg = load_config_file(a.config, overrides);
   refuse_unpreparable(cfg);
   const auto start = std::chrono::steady_clock::now();
-  const std::uint64_t fingerprint = corpus_fingerprint(cfg, {}, nullptr);
-  std::optional<Corpus> corpus = read_token_cache(cfg.data.cache, fingerprint);
-  const bool up_to_date = corpus.has_value();
-  if (!up_to_date) {
-    load_corpus(cfg);  // reads the text and writes the cache
-    corpus = read_token_cache(cfg.data.cache, fingerprint);
-    if (!corpus) throw han::Error("cannot write the token cache " + cfg.data.cache + " (see the warning above)", 1);
-  }
+  const Corpus corpus = load_corpus(cfg);  // maps the cache, or reads the text and writes it
+  if (corpus.cache == Corpus::CacheUse::unwritten)
+    throw han::Error("cannot write the token cache " + cfg.data.cache + " (see the warning above)", 1);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const nlohmann::json summary = {
       {"cache", cfg.data.cache},
-      {"up_to_date", up_to_date},
-      {"train", corpus->train.size()},
-      {"dev", corpus->dev.size()},
-      {"test", corpus->test.size()},
-      {"tokens", corpus->train.total_tokens() + corpus->dev.total_tokens() + corpus->test.total_tokens()},
-      {"vocabulary", corpus->vocab.size()},
+      {"up_to_date", corpus.cache == Corpus::CacheUse::mapped},
+      {"train", corpus.train.size()},
+      {"dev", corpus.dev.size()},
+      {"test", corpus.test.size()},
+      {"tokens", corpus.train.total_tokens() + corpus.dev.total_tokens() + corpus.test.total_tokens()},
+      {"vocabulary", corpus.vocab.size()},
       {"bytes", std::filesystem::file_size(cfg.data.cache)},
       {"seconds", seconds}};
   std::printf("%s\n", summary.dump().c_str());

@@ -171,13 +171,16 @@ Corpus cached_corpus(const Config& cfg, const std::vector<std::string>& vector_w
   if (std::optional<Corpus> cached = read_token_cache(cfg.data.cache, fingerprint)) {
     spdlog::info("token cache {}: {} documents mapped in {:.2f} s", cfg.data.cache,
                  cached->train.size() + cached->dev.size() + cached->test.size(), seconds_since(start));
+    cached->cache = Corpus::CacheUse::mapped;
     return std::move(*cached);
   }
   Corpus corpus = read_corpus(cfg, vector_words, base);
   try {
     write_token_cache(cfg.data.cache, corpus, fingerprint);
+    corpus.cache = Corpus::CacheUse::written;
     spdlog::info("token cache {} written", cfg.data.cache);
   } catch (const Error& e) {
+    corpus.cache = Corpus::CacheUse::unwritten;
     spdlog::warn("token cache not written: {}", e.what());
   }
   return corpus;

@@ -18,6 +18,9 @@ struct Corpus {
   Documents train, dev, test;
   int max_sentences = 0, max_words = 0;  // the caps the documents were read with ("auto" chosen)
   std::size_t train_distinct_words = 0;  // distinct words of train within the caps
+  // How loading met data.cache: not set, mapped from it, read and written to it, or read
+  // but the cache could not be written (a warning said why).
+  enum class CacheUse { none, mapped, written, unwritten } cache = CacheUse::none;
 };
 
 // A run that starts from a trained model (trainer.init) keeps that model's vocabulary, so
