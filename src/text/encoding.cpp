@@ -7,24 +7,26 @@
 
 namespace han {
 
-void LabelCollector::add_label(const Example& example, const std::string& label) {
-  if (seen_.count(label)) return;
-  if (seen_.size() == kMaxLabels)
+std::int32_t LabelCollector::id(const Example& example, const std::string& label) {
+  if (const auto it = ids_.find(label); it != ids_.end()) return it->second;
+  if (labels_.size() == kMaxLabels)
     throw Error(example.source + ": more than " + std::to_string(kMaxLabels) +
                 " distinct labels (the limit); is the label column right?");
-  seen_.insert(label);
+  ids_.emplace(label, static_cast<std::int32_t>(labels_.size()));
+  labels_.push_back(label);
+  return static_cast<std::int32_t>(labels_.size() - 1);
 }
 
 void LabelCollector::add(const Example& example) {
   if (!example.labels.empty()) {
-    for (const std::string& label : example.labels) add_label(example, label);
+    for (const std::string& label : example.labels) id(example, label);
   } else if (example.has_label) {
-    add_label(example, example.label);
+    id(example, example.label);
   }
 }
 
 std::vector<std::string> LabelCollector::sorted() const {
-  std::vector<std::string> labels(seen_.begin(), seen_.end());
+  std::vector<std::string> labels = labels_;
   std::sort(labels.begin(), labels.end());
   return labels;
 }
@@ -78,22 +80,27 @@ Document encode_words(const TokenizedText& text, const Vocab& vocab, std::int32_
   return doc;
 }
 
+namespace {
+
+Document encoded(const Example& example, const Tokenizer& tokenizer, const Vocab& vocab, const LabelIndex& labels,
+                 bool allow_unknown_labels) {
+  Document doc = encode_words(tokenizer.tokenize(example.text), vocab);
+  set_answer(doc, example, labels, allow_unknown_labels);
+  return doc;
+}
+
+}  // namespace
+
 Document encode(const Example& example, const Tokenizer& tokenizer, const Vocab& vocab,
                 const std::vector<std::string>& labels, bool allow_unknown_labels) {
-  Document doc = encode_words(tokenizer.tokenize(example.text), vocab);
-  set_answer(doc, example, LabelIndex(labels), allow_unknown_labels);
-  return doc;
+  return encoded(example, tokenizer, vocab, LabelIndex(labels), allow_unknown_labels);
 }
 
 Documents encode_all(const std::vector<Example>& examples, const Tokenizer& tokenizer, const Vocab& vocab,
                      const std::vector<std::string>& labels) {
   const LabelIndex index(labels);
   Documents docs(vocab.size());
-  for (const Example& ex : examples) {
-    Document doc = encode_words(tokenizer.tokenize(ex.text), vocab);
-    set_answer(doc, ex, index);
-    docs.push_back(doc);
-  }
+  for (const Example& ex : examples) docs.push_back(encoded(ex, tokenizer, vocab, index, false));
   return docs;
 }
 
@@ -101,11 +108,8 @@ Documents encode_file(const std::string& path, DataFormat format, const LabelOpt
                       const Tokenizer& tokenizer, const Vocab& vocab, const std::vector<std::string>& labels) {
   const LabelIndex index(labels);
   Documents docs(vocab.size());
-  visit_examples(path, format, options, [&](Example&& ex) {
-    Document doc = encode_words(tokenizer.tokenize(ex.text), vocab);
-    set_answer(doc, ex, index);
-    docs.push_back(doc);
-  });
+  visit_examples(path, format, options,
+                 [&](Example&& ex) { docs.push_back(encoded(ex, tokenizer, vocab, index, false)); });
   return docs;
 }
 

@@ -17,35 +17,13 @@ void renumber(Answers& answers, const std::vector<std::int32_t>& to) {
   for (std::int32_t& l : answers.label_set_ids) l = to[l];
 }
 
-// Labels are numbered as they first appear, then renumbered in sorted order.
-class ProvisionalLabels {
- public:
-  std::int32_t id(const std::string& label) {
-    const auto [it, added] = ids_.emplace(label, static_cast<std::int32_t>(labels_.size()));
-    if (added) labels_.push_back(label);
-    return it->second;
-  }
-  // Sorts the labels and renumbers `answers` to match.
-  std::vector<std::string> sort_into(Answers& answers) const {
-    std::vector<std::string> sorted = labels_;
-    std::sort(sorted.begin(), sorted.end());
-    std::vector<std::int32_t> renumber(labels_.size());
-    for (std::size_t i = 0; i < sorted.size(); ++i) renumber[ids_.at(sorted[i])] = static_cast<std::int32_t>(i);
-    han::renumber(answers, renumber);
-    return sorted;
-  }
-
- private:
-  std::unordered_map<std::string, std::int32_t> ids_;
-  std::vector<std::string> labels_;
-};
-
+// Labels are numbered as they first appear (by the collector, which also enforces
+// kMaxLabels), then renumbered in sorted order.
 class TrainingTextReader {
  public:
   explicit TrainingTextReader(const Tokenizer& tokenizer) : tokenizer_(tokenizer) {}
 
   void add(const Example& ex) {
-    collector_.add(ex);  // the kMaxLabels check, naming the example
     for (const Sentence& sentence : tokenizer_.tokenize(ex.text)) {
       if (sentence.empty()) continue;
       for (const std::string& w : sentence) text_.ids.push_back(word_id(w));
@@ -56,14 +34,15 @@ class TrainingTextReader {
     a.weights.push_back(static_cast<float>(ex.weight));
     a.targets.push_back(static_cast<float>(ex.target));
     const bool labelled = ex.has_label && !ex.has_target;
-    a.labels.push_back(labelled && ex.labels.empty() ? labels_.id(ex.label) : -1);
+    a.labels.push_back(labelled && ex.labels.empty() ? labels_.id(ex, ex.label) : -1);
     if (labelled)
-      for (const std::string& label : ex.labels) a.label_set_ids.push_back(labels_.id(label));
+      for (const std::string& label : ex.labels) a.label_set_ids.push_back(labels_.id(ex, label));
     a.label_set_starts.push_back(a.label_set_ids.size());
   }
 
   TrainingText finish() {
-    text_.labels = labels_.sort_into(text_.answers);
+    text_.labels = labels_.first_seen();
+    renumber_labels(text_, labels_.sorted());
     return std::move(text_);
   }
 
@@ -75,8 +54,7 @@ class TrainingTextReader {
   }
 
   const Tokenizer& tokenizer_;
-  LabelCollector collector_;
-  ProvisionalLabels labels_;
+  LabelCollector labels_;
   std::unordered_map<std::string, std::int32_t> ids_;
   TrainingText text_;
 };

@@ -3,7 +3,6 @@
 #include <cstdint>
 #include <string>
 #include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
 #include "han/text/dataset.h"
@@ -11,17 +10,20 @@
 
 namespace han {
 
-// The distinct labels of examples seen one at a time, or of their label sets. More than
-// kMaxLabels is an error naming the example that brings one too many.
+// The distinct labels of examples seen one at a time, or of their label sets, numbered in
+// order of first appearance. More than kMaxLabels is an error naming the example that
+// brings one too many.
 class LabelCollector {
  public:
-  void add(const Example& example);
+  void add(const Example& example);  // its label, or every label of its set
+  std::int32_t id(const Example& example, const std::string& label);  // adds it when new
   // Sorted: the class order of a model.
   std::vector<std::string> sorted() const;
+  const std::vector<std::string>& first_seen() const { return labels_; }
 
  private:
-  void add_label(const Example& example, const std::string& label);
-  std::unordered_set<std::string> seen_;
+  std::unordered_map<std::string, std::int32_t> ids_;
+  std::vector<std::string> labels_;  // by number
 };
 
 std::vector<std::string> collect_labels(const std::vector<Example>& examples);
