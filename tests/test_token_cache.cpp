@@ -3,7 +3,9 @@
 // cache is never overwritten.
 #include <catch2/catch.hpp>
 
+#include <cstring>
 #include <filesystem>
+#include <xxhash.h>
 
 #include "han/core/error.h"
 #include "han/text/token_cache.h"
@@ -110,4 +112,57 @@ TEST_CASE("token cache: a damaged cache is rebuilt, a foreign file refused, a st
   Config stream = cfg;
   stream.data.dev = "-";
   CHECK_THROWS_WITH(corpus_fingerprint(stream, {}, nullptr), Catch::StartsWith("data.dev: \"-\" is a stream"));
+}
+
+namespace {
+
+// The cache with `from` replaced by `to` in its JSON header (padded to 8 bytes as the
+// writer does; array offsets count from the data section, so they stay right) and the
+// checksum resealed: a crafted file that passes the checksum.
+std::string crafted(const std::string& bytes, const std::string& from, const std::string& to) {
+  constexpr std::size_t preamble = 24;  // magic, version, 0, header length
+  std::uint64_t header_bytes = 0;
+  std::memcpy(&header_bytes, bytes.data() + preamble - 8, 8);
+  const std::string data = bytes.substr(preamble + header_bytes, bytes.size() - 8 - preamble - header_bytes);
+  std::string header = bytes.substr(preamble, header_bytes);
+  const std::size_t at = header.find(from);
+  REQUIRE(at != std::string::npos);
+  header.replace(at, from.size(), to);
+  header.append((8 - header.size() % 8) % 8, ' ');
+  const std::uint64_t new_bytes = header.size();
+  std::string out = bytes.substr(0, preamble - 8);
+  out.append(reinterpret_cast<const char*>(&new_bytes), 8);
+  out += header + data;
+  const std::uint64_t h = XXH3_64bits(out.data(), out.size());
+  out.append(reinterpret_cast<const char*>(&h), 8);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("token cache: a crafted cache that passes the checksum is refused, not trusted", "[token_cache]") {
+  TempDir dir;
+  Config cfg = small_corpus_config(dir);
+  load_corpus(cfg);
+  const std::uint64_t fp = corpus_fingerprint(cfg, {}, nullptr);
+  const std::string bytes = slurp(cfg.data.cache);
+  const std::size_t at = bytes.find("\"documents\":");
+  REQUIRE(at != std::string::npos);
+  const std::string docs = bytes.substr(at, bytes.find_first_of(",}", at) - at);  // "documents":N
+  // Resealing alone keeps it usable: the cases below fail for what they change.
+  dir.write("tokens.cache", crafted(bytes, docs, docs));
+  REQUIRE(read_token_cache(cfg.data.cache, fp));
+  // 2^61 documents: 8 * (2^61 + 1) bytes wraps around to 8, which bytes == count * 8
+  // alone accepts, and the reader would then walk off the mapping.
+  for (const char* count : {"2305843009213693952", "-1", "18446744073709551615", "1e300"}) {
+    dir.write("tokens.cache", crafted(bytes, docs, std::string("\"documents\":") + count));
+    CHECK_FALSE(read_token_cache(cfg.data.cache, fp));
+  }
+  const std::size_t cap = bytes.find("\"max_words\":");
+  REQUIRE(cap != std::string::npos);
+  const std::string max_words = bytes.substr(cap, bytes.find_first_of(",}", cap) - cap);
+  for (const char* words : {"0", "-5", "2.5", "4294967297"}) {
+    dir.write("tokens.cache", crafted(bytes, max_words, std::string("\"max_words\":") + words));
+    CHECK_FALSE(read_token_cache(cfg.data.cache, fp));
+  }
 }

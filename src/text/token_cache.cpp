@@ -176,6 +176,13 @@ struct Unusable {
   std::string why;
 };
 
+// A whole number of the header. Anything else (a negative or fractional number, or one
+// past 2^64 that JSON reads as a float) is refused: casting it would be undefined.
+std::uint64_t whole(const json& j) {
+  if (!j.is_number_unsigned()) throw Unusable{"a count or offset in its header is not a whole number"};
+  return j.get<std::uint64_t>();
+}
+
 template <class T>
 T read_binary(const char* at) {
   T value;
@@ -192,8 +199,10 @@ class SplitReader {
   template <class T>
   const T* array(const char* name, std::uint64_t count) const {
     const json& placed = split_.at("arrays").at(name);
-    const std::uint64_t offset = placed.at(0), bytes = placed.at(1);
-    if (bytes != count * sizeof(T) || offset % kAlign != 0 || offset > data_.size() || bytes > data_.size() - offset)
+    const std::uint64_t offset = whole(placed.at(0)), bytes = whole(placed.at(1));
+    // count is checked first: a crafted count times sizeof(T) could wrap around to `bytes`.
+    if (count > data_.size() / sizeof(T) || bytes != count * sizeof(T) || offset % kAlign != 0 ||
+        offset > data_.size() || bytes > data_.size() - offset)
       throw Unusable{std::string("the ") + name + " array is out of place"};
     return reinterpret_cast<const T*>(data_.data() + offset);
   }
@@ -203,11 +212,14 @@ class SplitReader {
   std::string_view data_;
 };
 
+// allow_empty: whether two starts may be equal (documents without sentences may exist;
+// sentences without words never do: Documents::add_sentence skips them).
 template <class T>
-void check_starts(const T* starts, std::uint64_t count, std::uint64_t last, const char* what) {
+void check_starts(const T* starts, std::uint64_t count, std::uint64_t last, const char* what, bool allow_empty = true) {
   if (starts[0] != 0 || starts[count] != last) throw Unusable{std::string(what) + " do not add up"};
   for (std::uint64_t i = 0; i < count; ++i)
-    if (starts[i] > starts[i + 1]) throw Unusable{std::string(what) + " go backwards"};
+    if (starts[i] > starts[i + 1] || (!allow_empty && starts[i] == starts[i + 1]))
+      throw Unusable{std::string(what) + (starts[i] > starts[i + 1] ? " go backwards" : " leave an empty one")};
 }
 
 template <class T>
@@ -239,10 +251,19 @@ Answers read_answers(const SplitReader& r, std::uint64_t n, std::uint64_t set_id
   return a;
 }
 
+// A split's element count: an array of that many elements (or one more) must fit in the
+// data section, so count + 1 cannot wrap around.
+std::uint64_t count(const json& split, const char* key, std::string_view data) {
+  const std::uint64_t n = whole(split.at(key));
+  if (n >= data.size()) throw Unusable{std::string("its ") + key + " is out of range"};
+  return n;
+}
+
 Documents read_split(const json& split, std::string_view data, const Corpus& corpus,
                      const std::shared_ptr<const MappedFile>& file) {
   const SplitReader r(split, data);
-  const std::uint64_t n = split.at("documents"), words = split.at("word_count"), sentences = split.at("sentence_count");
+  const std::uint64_t n = count(split, "documents", data), words = count(split, "word_count", data),
+                      sentences = count(split, "sentence_count", data);
   WordArrays w;
   w.narrow = split.at("narrow");
   w.word_count = words;
@@ -250,10 +271,10 @@ Documents read_split(const json& split, std::string_view data, const Corpus& cor
   w.words = w.narrow ? static_cast<const void*>(r.array<std::uint16_t>("words", words)) : r.array<std::int32_t>("words", words);
   w.sentence_starts = r.array<std::uint64_t>("sentence_starts", sentences + 1);
   w.document_starts = r.array<std::uint64_t>("document_starts", n + 1);
-  check_starts(w.sentence_starts, sentences, words, "sentence starts");
+  check_starts(w.sentence_starts, sentences, words, "sentence starts", /*allow_empty=*/false);
   check_starts(w.document_starts, n, sentences, "document starts");
   check_ids(w, corpus.vocab.size());
-  return Documents(w, read_answers(r, n, split.at("label_set_ids"), corpus.labels.size()), file);
+  return Documents(w, read_answers(r, n, count(split, "label_set_ids", data), corpus.labels.size()), file);
 }
 
 // The header of a mapped cache after its preamble and checksum are checked.
@@ -264,7 +285,9 @@ json checked_header(std::string_view bytes) {
   const auto stored = read_binary<std::uint64_t>(bytes.data() + bytes.size() - 8);
   if (XXH3_64bits(bytes.data(), bytes.size() - 8) != stored) throw Unusable{"its checksum does not match (damaged)"};
   const auto header_bytes = read_binary<std::uint64_t>(bytes.data() + kPreamble - 8);
-  if (header_bytes > bytes.size() - kPreamble - 8) throw Unusable{"its header is out of place"};
+  // The arrays' 8-byte alignment is relative to the data section, which must start aligned too.
+  if (header_bytes > bytes.size() - kPreamble - 8 || header_bytes % kAlign != 0)
+    throw Unusable{"its header is out of place"};
   return json::parse(bytes.substr(kPreamble, header_bytes));
 }
 
@@ -272,9 +295,14 @@ Corpus corpus_from(const json& header, std::string_view data, const std::shared_
   Corpus corpus;
   corpus.vocab = Vocab::from_words(header.at("vocab").get<std::vector<std::string>>());
   corpus.labels = header.at("labels").get<std::vector<std::string>>();
-  corpus.max_sentences = header.at("max_sentences");
-  corpus.max_words = header.at("max_words");
-  corpus.train_distinct_words = header.at("train_distinct_words");
+  const auto cap = [&](const char* key) {
+    const std::uint64_t n = whole(header.at(key));
+    if (n == 0 || n > 100000) throw Unusable{std::string("its ") + key + " is out of range"};  // config's range
+    return static_cast<int>(n);
+  };
+  corpus.max_sentences = cap("max_sentences");
+  corpus.max_words = cap("max_words");
+  corpus.train_distinct_words = whole(header.at("train_distinct_words"));
   const json& splits = header.at("splits");
   corpus.train = read_split(splits.at("train"), data, corpus, file);
   corpus.dev = read_split(splits.at("dev"), data, corpus, file);
@@ -294,7 +322,7 @@ std::optional<Corpus> read_token_cache(const std::string& path, std::uint64_t fi
     throw Error("data.cache: " + path + " exists and is not a han token cache; refusing to overwrite it (give another path)");
   try {
     const json header = checked_header(bytes);
-    if (header.at("fingerprint").get<std::uint64_t>() != fingerprint) {
+    if (whole(header.at("fingerprint")) != fingerprint) {
       spdlog::info("token cache {}: made from other data or settings; rebuilding it", path);
       return std::nullopt;
     }
