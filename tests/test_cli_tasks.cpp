@@ -8,6 +8,7 @@
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <tuple>
 #include <nlohmann/json.hpp>
 
 #include "support/cli_fixture.h"
@@ -323,4 +324,72 @@ TEST_CASE("ablate a regression model: RMSE, lower is better, and an interrupted 
   for (json* j : {&resumed, &first})
     for (json& v : (*j)["variants"]) v.erase("seconds_per_epoch");  // wall clock
   CHECK(resumed == first);
+}
+
+namespace {
+
+// predict --format json on the test set of `set`: each document's answer per label
+// (multilabel, with --threshold 0 so every label is listed) or its number (regression).
+std::vector<std::map<std::string, double>> answers(const std::string& model, const std::string& set) {
+  const std::string threshold = set == "multilabel" ? " --threshold 0" : "";
+  const RunResult r = run(han_cmd("predict --format json --data-format jsonl" + threshold + " --model " + model + " " +
+                                  source_path("tests/tasks/" + set + "_test.jsonl")));
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  std::vector<std::map<std::string, double>> out;
+  for (const std::string& line : lines_of(r.out)) {
+    const json j = json::parse(line);
+    std::map<std::string, double> a;
+    if (j.contains("value")) a["value"] = j["value"];
+    for (const json& l : j.value("labels", json::array())) a[l["label"]] = l["probability"];
+    out.push_back(a);
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("multilabel and regression ensembles: --seeds 2 answers its members' mean, scored by the task",
+          "[cli][tasks][ensemble]") {
+  for (const auto& [set, task, keys] : {std::tuple<std::string, std::string, std::string>{"multilabel", "multilabel", ""},
+                                        {"regression", "regression", R"(, "target_key": "rating")"}}) {
+    INFO(task);
+    TempDir tmp;
+    const std::string cfg = task_config(tmp, set, task, keys), out = (tmp.path / "ens").string();
+    const std::string quick = " --set trainer.epochs=3 --set trainer.calibrate=false";
+    const auto train = [&](const std::string& dir, const std::string& more) {
+      const RunResult r = run(han_cmd("train --quiet --config " + cfg + " --output " + dir + quick + more));
+      INFO(r.err);
+      REQUIRE(r.exit_code == 0);
+      return json::parse(r.out);
+    };
+    const json ens = train(out, " --seeds 2");
+    const json one = train((tmp.path / "one").string(), "");
+    train((tmp.path / "two").string(), " --set trainer.seed=2");
+    const std::string main_score = task == "multilabel" ? "dev_micro_f1" : "dev_rmse";
+    CHECK(ens[main_score].is_number());
+    CHECK(ens["members"][0][main_score] == one[main_score]);
+    CHECK(ens["test"][task == "multilabel" ? "micro_f1" : "rmse"].is_number());
+    const auto e = answers(out + "/model.han", set), a = answers((tmp.path / "one/model.han").string(), set),
+               b = answers((tmp.path / "two/model.han").string(), set);
+    REQUIRE(e.size() == a.size());
+    REQUIRE(e.size() == b.size());
+    double members_differ = 0;
+    for (std::size_t i = 0; i < e.size(); ++i) {
+      REQUIRE(e[i].size() == (task == "multilabel" ? 4u : 1u));
+      for (const auto& [key, value] : e[i]) {
+        CHECK(value == Approx((a[i].at(key) + b[i].at(key)) / 2).margin(1e-5));
+        members_differ = std::max(members_differ, std::abs(a[i].at(key) - b[i].at(key)));
+      }
+    }
+    CHECK(members_differ > 1e-3);
+    const RunResult info = run(han_cmd("info --model " + out + "/model.han"));
+    CHECK(info.out.find(task == "multilabel" ? "dev micro-F1 " : "dev RMSE ") != std::string::npos);
+    if (task == "multilabel") {  // calibrated: a temperature on the members' mean, thresholds per label
+      const json calibrated = train((tmp.path / "cal").string(), " --seeds 2 --set trainer.calibrate=true");
+      CHECK(calibrated["dev_calibration"]["temperature"].is_number());
+      const json head = json::parse(run(han_cmd("info --json --model " + (tmp.path / "cal/model.han").string())).out)["head"];
+      CHECK(head["thresholds"].size() == 4);
+    }
+  }
 }

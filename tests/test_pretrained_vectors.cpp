@@ -184,7 +184,7 @@ TEST_CASE("pretrained vectors: '+' signs and underflow read as the tools write t
   Matrix table = untouched_table();
   CHECK(load_pretrained_vectors(table, vocab, tmp.write("v.txt", "good +0.5 1e-50 -2\n")) == 1);
   CHECK(equal(table.col(vocab.id("good")), column(0.5f, 0, -2)));
-  for (const std::string& bad : {"good nan 1 2\n", "good 1 inf 2\n", "good 1 2 1e99\n"}) {
+  for (const char* bad : {"good nan 1 2\n", "good 1 inf 2\n", "good 1 2 1e99\n"}) {
     INFO(bad);
     const std::string path = tmp.write("bad.txt", bad);
     CHECK(error_of(table, path) == path + ":1: expected numbers after the word");

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "commands.h"
@@ -20,13 +21,20 @@ struct InfoArgs {
   bool json = false;
 };
 
-// An ensemble's members as the header records them: "seed 2, best epoch 3, dev accuracy 0.8620, ...".
+// An ensemble's members as the header records them: "seed 2, best epoch 3, dev accuracy
+// 0.8620, dev macro-F1 0.8511" (the task's main dev score, then macro-F1 where there is one).
 std::string member_text(const nlohmann::json& m) {
-  auto score = [&](const char* key) {
-    return m.contains(key) && m[key].is_number() ? format_fixed(m[key].get<double>(), 4) : std::string("n/a");
-  };
-  return "seed " + m.value("seed", nlohmann::json()).dump() + ", best epoch " + m.value("best_epoch", nlohmann::json()).dump() +
-         ", dev accuracy " + score("dev_accuracy") + ", dev macro-F1 " + score("dev_macro_f1");
+  std::string text = "seed " + m.value("seed", nlohmann::json()).dump() + ", best epoch " +
+                     m.value("best_epoch", nlohmann::json()).dump();
+  const std::pair<const char*, const char*> shown[] = {{"dev_accuracy", "dev accuracy"}, {"dev_micro_f1", "dev micro-F1"},
+                                                       {"dev_rmse", "dev RMSE"}, {"dev_macro_f1", "dev macro-F1"}};
+  bool any = false;
+  for (const auto& [key, name] : shown)
+    if (m.contains(key) && m[key].is_number()) {
+      text += std::string(", ") + name + " " + format_fixed(m[key].get<double>(), 4);
+      any = true;
+    }
+  return any ? text : text + ", no dev scores";
 }
 
 std::vector<std::vector<std::string>> ensemble_rows(const nlohmann::json& trained, int members) {

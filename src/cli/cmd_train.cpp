@@ -81,9 +81,6 @@ void refuse_unsupported(const Config& cfg, int ranks) {
   if (ranks > 1 && pretrains_embeddings(cfg.model))
     throw han::Error("model.embeddings: \"pretrain\" is not available under mpirun: train the vectors once with "
                      "han embed and give their file");
-  if (cfg.trainer.ensemble > 1 && cfg.model.task != Task::single)
-    throw han::Error("trainer.ensemble: ensembles are built for model.task single only (not " +
-                     std::string(to_string(cfg.model.task)) + ")");
   if (ranks > 1 && cfg.trainer.ensemble > 1)
     throw han::Error("trainer.ensemble: ensembles are not trained under mpirun: train each member's seed as its own run");
   if (!cfg.trainer.init.empty() && cfg.trainer.ensemble > 1)
@@ -252,16 +249,15 @@ void print_ensemble_summary(const EnsembleResult& result, const PreparedRun& run
   results.push_back(ensemble_result_json(cfg, result, test_scores(params, cfg, corpus, result.head)));
   write_ensemble_metrics(run.files.folder, cfg.trainer.ensemble, results);
   const nlohmann::json& ensemble = results.back();
-  const nlohmann::json summary = {{"model", run.files.model},
-                                  {"ensemble", cfg.trainer.ensemble},
-                                  {"dev_accuracy", ensemble["dev_accuracy"]},
-                                  {"dev_macro_f1", ensemble["dev_macro_f1"]},
-                                  {"test", ensemble["test"]},
-                                  {"dev_calibration", calibration},
-                                  {"members", members},
-                                  {"train_documents", corpus.train.size()},
-                                  {"skipped_empty", skipped_empty},
-                                  {"seconds", result.seconds}};
+  nlohmann::json summary = {{"model", run.files.model},
+                            {"ensemble", cfg.trainer.ensemble},
+                            {"test", ensemble["test"]},
+                            {"dev_calibration", calibration},
+                            {"members", members},
+                            {"train_documents", corpus.train.size()},
+                            {"skipped_empty", skipped_empty},
+                            {"seconds", result.seconds}};
+  summary.update(dev_scores_of(ensemble));  // the task's dev scores
   std::printf("%s\n", summary.dump().c_str());
   std::fflush(stdout);
 }

@@ -59,11 +59,14 @@ Matrix head_answers(const OutputHead& head, const Matrix& logits) {
 }
 
 Matrix ensemble_answers(const OutputHead& head, const Matrix& mean_probabilities) {
-  if (head.temperature == 1.0 && !head.answers_logits) return mean_probabilities;
-  HAN_ASSERT(head.task == Task::single);
-  const Matrix log_mean = mean_probabilities.array().max(std::numeric_limits<Scalar>::min()).log().matrix();
-  if (head.answers_logits) return log_mean;
-  return head_answers(head, log_mean);
+  if (head.temperature == 1.0 && !head.answers_logits) return mean_probabilities;  // regression: always
+  HAN_ASSERT(head.task != Task::regression);
+  const auto log_of = [](const auto& p) { return p.max(std::numeric_limits<Scalar>::min()).log(); };
+  const auto p = mean_probabilities.array();
+  // The logits whose softmax (single) or sigmoids (multilabel) give the mean back.
+  const Matrix logits = head.task == Task::single ? Matrix(log_of(p).matrix()) : Matrix((log_of(p) - log_of(1 - p)).matrix());
+  if (head.answers_logits) return logits;
+  return head_answers(head, logits);
 }
 
 double head_loss(const OutputHead& head, const LossConfig& loss, const Matrix& logits, const Batch& batch,

@@ -30,6 +30,10 @@ std::string DevCalibration::to_text() const {
   return out;
 }
 
+bool calibrates_on_dev(const Config& cfg, bool asked, const Documents& dev) {
+  return asked && cfg.trainer.calibrate && !dev.empty() && cfg.model.task != Task::regression;
+}
+
 DevCalibration calibrate_on_dev(Classifier& model, const Documents& dev, int threads) {
   HAN_ASSERT(model.head.task != Task::regression && !dev.empty());
   OutputHead& head = model.head;

@@ -90,22 +90,24 @@ Classifier ensemble_classifier(const Config& cfg, const Corpus& corpus, const En
 nlohmann::json trained_header(const Config& cfg, const EnsembleResult& r) {
   nlohmann::json members = nlohmann::json::array();
   for (int k = 1; k <= static_cast<int>(r.members.size()); ++k) {
-    nlohmann::json m = member_result_json(cfg, r, k, nullptr);
-    members.push_back({{"member", k}, {"seed", m["seed"]}, {"best_epoch", m["best_epoch"]},
-                       {"dev_accuracy", m["dev_accuracy"]}, {"dev_macro_f1", m["dev_macro_f1"]}});
+    const nlohmann::json m = member_result_json(cfg, r, k, nullptr);
+    members.push_back(nlohmann::json{{"member", k}, {"seed", m["seed"]}, {"best_epoch", m["best_epoch"]}});
+    members.back().update(dev_scores_of(m));
   }
-  const nlohmann::json e = ensemble_result_json(cfg, r, nullptr);
-  return {{"dev_accuracy", e["dev_accuracy"]}, {"dev_macro_f1", e["dev_macro_f1"]}, {"members", members}};
+  nlohmann::json header = dev_scores_of(ensemble_result_json(cfg, r, nullptr));
+  header["members"] = members;
+  return header;
 }
 
 // Once every member is trained: the ensemble's calibration and dev score, DIR/model.han and
 // the result lines.
 void assemble(const Config& cfg, const Corpus& corpus, const TrainOptions& options, EnsembleResult& r) {
   Classifier c = ensemble_classifier(cfg, corpus, r);
-  if (options.calibrate && cfg.trainer.calibrate && !corpus.dev.empty())
+  if (calibrates_on_dev(cfg, options.calibrate, corpus.dev))
     r.calibration = calibrate_on_dev(c, corpus.dev, cfg.trainer.threads);
   r.head = c.head;
-  if (!corpus.dev.empty())
+  r.dev_scored = !corpus.dev.empty();
+  if (r.dev_scored)
     r.dev = evaluate_task(Predictor(c.members(), c.config.model, cfg.trainer.threads, c.head), corpus.dev,
                           scoring_batches(corpus.dev, cfg));
   nlohmann::json header = {{"trained", trained_header(cfg, r)}};
@@ -153,26 +155,36 @@ EnsembleResult train_ensemble(const Config& cfg, const Corpus& corpus, const Tra
 nlohmann::json member_result_json(const Config& cfg, const EnsembleResult& r, int member, const nlohmann::json& test) {
   const TrainResult& m = r.members.at(static_cast<std::size_t>(member - 1));
   const EpochRecord& best = m.history.at(static_cast<std::size_t>(m.best_epoch - 1));
-  return {{"result", "member"},
+  nlohmann::json j = {{"result", "member"},
           {"member", member},
           {"seed", member_config(cfg, member).trainer.seed},
           {"best_epoch", m.best_epoch},
           {"epochs", m.history.size()},
           {"stopped_early", m.stopped_early},
-          {"dev_accuracy", finite_or_null(best.dev_accuracy)},
-          {"dev_macro_f1", finite_or_null(best.dev_macro_f1)},
-          {"dev_loss", finite_or_null(best.dev_loss)},
           {"test", test}};
+  j.update(best.dev_json());
+  return j;
 }
 
 nlohmann::json ensemble_result_json(const Config& cfg, const EnsembleResult& r, const nlohmann::json& test) {
-  const bool scored = r.dev.single.total > 0;
-  return {{"result", "ensemble"},
-          {"members", cfg.trainer.ensemble},
-          {"dev_accuracy", scored ? finite_or_null(r.dev.single.accuracy) : nullptr},
-          {"dev_macro_f1", scored ? finite_or_null(r.dev.single.macro_f1) : nullptr},
-          {"dev_loss", scored ? finite_or_null(r.dev.loss) : nullptr},
-          {"test", test}};
+  // The task's dev scores named as an epoch's are (all null without a dev set).
+  TaskScores unscored;
+  unscored.task = cfg.model.task;
+  EpochRecord dev;
+  dev.set_dev(r.dev_scored ? r.dev.headline() : unscored.headline());
+  nlohmann::json j = {{"result", "ensemble"}, {"members", cfg.trainer.ensemble}, {"test", test}};
+  j.update(dev.dev_json());
+  if (!r.dev_scored)
+    for (auto& [key, value] : j.items())
+      if (key.rfind("dev_", 0) == 0) value = nullptr;
+  return j;
+}
+
+nlohmann::json dev_scores_of(const nlohmann::json& result) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& [key, value] : result.items())
+    if (key.rfind("dev_", 0) == 0) out[key] = value;
+  return out;
 }
 
 void write_ensemble_metrics(const std::string& folder, int members, const std::vector<nlohmann::json>& results) {

@@ -23,19 +23,24 @@ double EpochRecord::dev(const std::string& name) const {
   return it == dev_more.end() ? std::numeric_limits<double>::quiet_NaN() : it->second;
 }
 
+nlohmann::json EpochRecord::dev_json() const {
+  nlohmann::json j = {{"dev_accuracy", finite_or_null(dev_accuracy)},
+                      {"dev_macro_f1", finite_or_null(dev_macro_f1)},
+                      {"dev_loss", finite_or_null(dev_loss)}};
+  for (const auto& [name, value] : dev_more) j["dev_" + name] = finite_or_null(value);
+  return j;
+}
+
 nlohmann::json EpochRecord::to_json() const {
   nlohmann::json j = {{"epoch", epoch},
           {"train_loss", finite_or_null(train_loss)},
-          {"dev_accuracy", finite_or_null(dev_accuracy)},
-          {"dev_macro_f1", finite_or_null(dev_macro_f1)},
-          {"dev_loss", finite_or_null(dev_loss)},
           {"seconds", seconds},
           {"docs_per_second", docs_per_second},
           {"tokens_per_second", tokens_per_second},
           {"padding_fraction", padding_fraction},
           {"sentence_padding_fraction", sentence_padding_fraction},
           {"best", best}};
-  for (const auto& [name, value] : dev_more) j["dev_" + name] = finite_or_null(value);
+  j.update(dev_json());
   return j;
 }
 

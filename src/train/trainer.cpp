@@ -108,7 +108,7 @@ class TrainingRun {
   double epoch_score(const EpochRecord& rec) const;
   TrainResult finish(bool interrupted, bool stopped_early, Clock::time_point run_start);
   bool calibrates() const {
-    return options_.calibrate && cfg_.trainer.calibrate && !corpus_.dev.empty() && cfg_.model.task != Task::regression;
+    return calibrates_on_dev(cfg_, options_.calibrate, corpus_.dev);
   }
 
   const Config cfg_;  // with the corpus's caps (auto resolved)

@@ -47,10 +47,12 @@ Index head_outputs(Task task, std::size_t labels);
 // the logits unchanged when head.answers_logits.
 Matrix head_answers(const OutputHead& head, const Matrix& logits);
 
-// An ensemble's answers from its members' mean probabilities (C, B), single-label: the mean
-// itself without a temperature; else softmax(log(mean) / T), which keeps the mean's argmax;
-// with head.answers_logits, log(mean) (what its temperature divides). Probabilities under
-// the smallest normal float count as it (the log stays finite).
+// An ensemble's answers from its members' mean answers (C, B): the mean itself without a
+// temperature (and always for regression, whose answers are numbers). Else the logits that
+// give the mean back are tempered: single-label softmax(log(mean) / T), which keeps the
+// mean's argmax; multilabel sigmoid(logit(mean) / T) per label. With head.answers_logits,
+// those logits (what the temperature divides). Probabilities under the smallest normal
+// float count as it (the logs stay finite).
 Matrix ensemble_answers(const OutputHead& head, const Matrix& mean_probabilities);
 
 // The summed loss of the batch's documents (each times its weight), d_logits receiving

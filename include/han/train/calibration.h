@@ -24,8 +24,12 @@ struct DevCalibration {
   std::string to_text() const;  // one line for the log
 };
 
-// Fits model.head on dev (every document labelled); model is of a single-label or
-// multi-label task (an ensemble: single-label).
+// Whether a model trained with `cfg` is calibrated after training: asked for (`asked`, i.e.
+// TrainOptions::calibrate, and trainer.calibrate), a dev set, and a task with probabilities.
+bool calibrates_on_dev(const Config& cfg, bool asked, const Documents& dev);
+
+// Fits model.head on dev (every document labelled); model (one, or an ensemble) is of a
+// single-label or multi-label task.
 DevCalibration calibrate_on_dev(Classifier& model, const Documents& dev, int threads);
 
 // The same on the model file at `path`, rewritten (atomically) with the fitted head and

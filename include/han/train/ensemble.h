@@ -31,6 +31,7 @@ struct EnsembleResult {
   bool interrupted = false;
   std::string checkpoint;  // the interrupted member's
   TaskScores dev;          // the ensemble's (when complete and there is a dev set)
+  bool dev_scored = false;
   double seconds = 0;
   OutputHead head;                            // the ensemble's: calibrated, or without a temperature
   std::optional<DevCalibration> calibration;  // the ensemble's, on its members' mean probabilities
@@ -50,6 +51,8 @@ EnsembleResult train_ensemble(const Config& cfg, const Corpus& corpus, const Tra
 // scores, and the ensemble's; `test` holds test scores (null: no test set, or not scored).
 nlohmann::json member_result_json(const Config& cfg, const EnsembleResult& r, int member, const nlohmann::json& test);
 nlohmann::json ensemble_result_json(const Config& cfg, const EnsembleResult& r, const nlohmann::json& test);
+// The dev_* fields of a result line (the task's dev scores).
+nlohmann::json dev_scores_of(const nlohmann::json& result);
 
 // Rewrites DIR/metrics.jsonl: the members' epoch records, then `results`.
 void write_ensemble_metrics(const std::string& folder, int members, const std::vector<nlohmann::json>& results = {});

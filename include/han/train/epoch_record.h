@@ -24,6 +24,8 @@ struct EpochRecord {
   // A dev score by name (NaN when the record has none).
   double dev(const std::string& name) const;
   nlohmann::json to_json() const;  // non-finite figures as null; dev_more as dev_<name>
+  // The dev scores alone, as to_json names them: dev_accuracy, dev_macro_f1, dev_loss, dev_<more>.
+  nlohmann::json dev_json() const;
   static EpochRecord from_json(const nlohmann::json& j);  // null back to NaN
 };
 
