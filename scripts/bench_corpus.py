@@ -13,7 +13,13 @@ Each size runs three ways: from the text, from the text writing data.cache, and 
 cache. --base HAN adds runs of another binary (e.g. an older build) from the text.
 Finally peak RSS is fitted as base + slope x kept tokens (least squares over the sizes).
 
+--epoch-sizes N,M,... then trains one whole epoch from the cache at each of those sizes,
+in the order given, and records the whole run's peak RSS (getrusage of the child) and the
+tokens/s over the whole epoch, so a large corpus can be compared with small ones measured
+in the same call (e.g. --epoch-sizes 10000,1000000,10000 to see the load change).
+
   scripts/bench_corpus.py --sizes 10000,100000,1000000 [--base /path/to/old/han]
+  scripts/bench_corpus.py --sizes "" --epoch-sizes 10000,1000000,10000 --set trainer.threads=1
 """
 import argparse
 import json
@@ -87,6 +93,30 @@ def run_once(han, config, settings, train_seconds, output):
     return {"start": first - start, "peak_mb": peak, "tokens_per_s": tokens / max(window_end - first, 1e-9)}
 
 
+def whole_epoch(han, config, settings, output):
+    """Trains one whole epoch; peak RSS of the whole run and tokens/s over all its steps."""
+    cmd = [han, "train", "--config", config, "--output", output, "--overwrite", "--log-level", "debug"]
+    for s in settings:
+        cmd += ["--set", s]
+    start = time.monotonic()
+    proc = subprocess.Popen(cmd, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
+    first = last = None
+    tokens = steps = 0
+    for line in proc.stderr:
+        m = STEP.search(line)
+        if m:
+            last = time.monotonic()
+            first = first or last
+            tokens += int(m.group(2))
+            steps += 1
+    _, status, usage = os.wait4(proc.pid, 0)
+    if status != 0 or first is None:
+        sys.exit(f"han train failed (status {status}): {' '.join(cmd)}")
+    return {"start": first - start, "epoch_s": last - first, "steps": steps, "tokens": tokens,
+            "peak_mb": usage.ru_maxrss / 1024, "tokens_per_s": tokens / max(last - first, 1e-9),
+            "cpu_s": usage.ru_utime + usage.ru_stime}
+
+
 def kept_tokens(han, corpus, config, settings, work):
     """Tokens of train as han keeps them (from han prepare's summary)."""
     cache = os.path.join(work, "count.cache")
@@ -116,6 +146,7 @@ def main():
     p.add_argument("--sizes", default="10000,100000,1000000")
     p.add_argument("--work", default="/tmp/han-bench-corpus")
     p.add_argument("--train-seconds", type=float, default=30)
+    p.add_argument("--epoch-sizes", default="", help="sizes to train one whole epoch from the cache")
     p.add_argument("--set", action="append", default=[], help="config override for every run (key=value)")
     a = p.parse_args()
     os.makedirs(a.work, exist_ok=True)
@@ -125,7 +156,7 @@ def main():
     print(f"# load average at start: {os.getloadavg()[0]:.1f}; settings: defaults {' '.join(a.set)}")
     print("docs\tkept_tokens\tbinary\thow\tstart_s\tpeak_MB\ttokens_per_s")
     fits = {}
-    for n in [int(s) for s in a.sizes.split(",")]:
+    for n in [int(s) for s in a.sizes.split(",") if s]:
         corpus = os.path.join(a.work, f"docs-{n}.jsonl")
         make_corpus(a.source, n, corpus)
         settings = ["data.train=" + corpus] + a.set
@@ -141,6 +172,16 @@ def main():
             r = run_once(binary, config, s, a.train_seconds, os.path.join(a.work, "run"))
             print(f"{n}\t{tokens}\t{name}\t{how}\t{r['start']:.2f}\t{r['peak_mb']:.0f}\t{r['tokens_per_s']:.0f}", flush=True)
             fits.setdefault((name, how), []).append((tokens, r["peak_mb"], n))
+    if a.epoch_sizes:
+        print("docs\tkept_tokens\tsteps\tstart_s\tepoch_s\tpeak_MB\ttokens_per_s\tcpu_s\tload_after")
+    for n in [int(s) for s in a.epoch_sizes.split(",") if s]:
+        corpus = os.path.join(a.work, f"docs-{n}.jsonl")
+        make_corpus(a.source, n, corpus)
+        cache = os.path.join(a.work, f"docs-{n}.cache")
+        r = whole_epoch(a.han, config, ["data.train=" + corpus, "data.cache=" + cache] + a.set,
+                        os.path.join(a.work, "run"))
+        print(f"{n}\t{r['tokens']}\t{r['steps']}\t{r['start']:.1f}\t{r['epoch_s']:.0f}\t{r['peak_mb']:.0f}\t"
+              f"{r['tokens_per_s']:.0f}\t{r['cpu_s']:.0f}\t{os.getloadavg()[0]:.1f}", flush=True)
     print(f"# load average at end: {os.getloadavg()[0]:.1f}")
     for (name, how), pts in fits.items():
         if len(pts) < 2:

@@ -178,7 +178,7 @@ void visit_fields(TrainerConfig& c, V& v) {
   v.boolean("extend_vocab", c.extend_vocab,
             "with trainer.init: add the training words the model lacks (min_count), with fresh embeddings");
   v.boolean("calibrate", c.calibrate,
-            "after training, fit a temperature (and multilabel thresholds) on dev; needs data.dev; not for ensembles");
+            "after training, fit a temperature (and multilabel thresholds) on dev; needs data.dev");
 }
 
 template <class V>
