@@ -393,3 +393,45 @@ TEST_CASE("multilabel and regression ensembles: --seeds 2 answers its members' m
     }
   }
 }
+
+TEST_CASE("--init trains multilabel and regression models further, or a model of another task for a new one",
+          "[cli][tasks][init]") {
+  TempDir tmp;
+  const std::string ml_cfg = task_config(tmp, "multilabel", "multilabel");
+  const std::string rg_cfg = task_config(tmp, "regression", "regression", R"(, "target_key": "rating")");
+  const auto train = [&](const std::string& cfg, const std::string& dir, const std::string& more) {
+    const RunResult r = run(han_cmd("train --config " + cfg + " --output " + (tmp.path / dir).string() +
+                                    " --set trainer.epochs=2" + more));
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    return r;
+  };
+  train(ml_cfg, "ml", "");
+  const std::string ml_model = (tmp.path / "ml/model.han").string();
+  const RunResult ml_more = train(ml_cfg, "ml_more", " --init " + ml_model);
+  CHECK(ml_more.err.find("same labels (") != std::string::npos);
+  CHECK(json::parse(ml_more.out)["test"]["micro_f1"].is_number());
+
+  // A regression model trained further on half its data keeps its target scale: its output
+  // layer was trained for it.
+  train(rg_cfg, "rg", "");
+  const std::string rg_model = (tmp.path / "rg/model.han").string();
+  const std::vector<std::string> rows = lines_of(slurp(source_path("tests/tasks/regression_train.jsonl")));
+  std::string half;
+  for (std::size_t i = 0; i < rows.size() / 2; ++i) half += rows[i] + "\n";
+  const std::string half_path = tmp.write("half.jsonl", half);
+  const RunResult rg_more = train(rg_cfg, "rg_more", " --init " + rg_model + " --set data.train=" + half_path);
+  CHECK(rg_more.err.find("output layer and target scale") != std::string::npos);
+  const json parent = json::parse(run(han_cmd("info --json --model " + rg_model)).out)["head"];
+  const json child = json::parse(run(han_cmd("info --json --model " + (tmp.path / "rg_more/model.han").string())).out)["head"];
+  CHECK(child["target_mean"] == parent["target_mean"]);
+  CHECK(child["target_sd"] == parent["target_sd"]);
+  const json half_alone = json::parse(train(rg_cfg, "rg_half", " --set data.train=" + half_path).out);
+  const json half_head = json::parse(run(han_cmd("info --json --model " + (tmp.path / "rg_half/model.han").string())).out)["head"];
+  CHECK(half_head["target_mean"] != parent["target_mean"]);  // the half alone has another scale: the check can fail
+  (void)half_alone;
+
+  // The multilabel model's layers for a regression task: a fresh output layer.
+  const RunResult to_rg = train(rg_cfg, "ml_to_rg", " --init " + ml_model + " --set model.task=regression");
+  CHECK(to_rg.err.find("a multilabel model, for model.task regression: a fresh output layer") != std::string::npos);
+}

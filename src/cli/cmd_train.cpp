@@ -85,9 +85,6 @@ void refuse_unsupported(const Config& cfg, int ranks) {
     throw han::Error("trainer.ensemble: ensembles are not trained under mpirun: train each member's seed as its own run");
   if (!cfg.trainer.init.empty() && cfg.trainer.ensemble > 1)
     throw han::Error("trainer.init: --init starts one model from another; it does not train an ensemble (trainer.ensemble 1)");
-  if (!cfg.trainer.init.empty() && cfg.model.task != Task::single)
-    throw han::Error("trainer.init: --init continues single-label models only (not " +
-                     std::string(to_string(cfg.model.task)) + ")");
 }
 
 // The run to train, and in `parent` the model it starts from (--init, trainer.init).

@@ -61,6 +61,7 @@ TrainState load_checkpoint(const std::string& path, Classifier& model, Optimizer
   if (config_to_json(stored.config) != config_to_json(model.config))
     throw Error(path + ": the config changed since this checkpoint");
   model.params = std::move(stored.params);
+  model.head = stored.head;  // a run from a regression model keeps its parent's target scale
   for (const ParamRef& r : optimizer.state(refs)) {
     auto it = std::find_if(extra.begin(), extra.end(), [&](const NamedTensor& t) { return t.name == "optimizer." + r.name; });
     if (it == extra.end() || it->value.rows() != r.value->rows() || it->value.cols() != r.value->cols())

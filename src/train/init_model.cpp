@@ -2,10 +2,14 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+#include <iterator>
 #include <map>
 
 #include "han/core/error.h"
+#include "han/core/config_enums.h"
 #include "han/nn/model.h"
+#include "han/text/target_scale.h"
 
 namespace han {
 namespace {
@@ -33,6 +37,20 @@ void refuse_changed_architecture(const json& wanted, const json& given, const js
                 parent_path + ") has " + parent_cfg[section][key].dump() +
                 ": a model trained further keeps its architecture; leave " + path + " out");
   }
+}
+
+// A regression model trained further keeps the parent's standardisation (its output layer
+// was trained for it); the targets seen for rounding are both runs' (none past the limit).
+TargetScale continued_scale(const TargetScale& parent, const TargetScale& run) {
+  TargetScale s = parent;
+  if (parent.seen.empty() || run.seen.empty()) {
+    s.seen.clear();
+    return s;
+  }
+  std::vector<double> both;
+  std::set_union(parent.seen.begin(), parent.seen.end(), run.seen.begin(), run.seen.end(), std::back_inserter(both));
+  s.seen = both.size() > kMaxSeenTargets ? std::vector<double>{} : both;
+  return s;
 }
 
 std::string joined(const std::vector<std::string>& items) {
@@ -64,11 +82,15 @@ Config inherit_from_parent(const Config& cfg, const json& given, const Classifie
 }
 
 CorpusBase corpus_base(const Classifier& parent, const Config& cfg) {
-  return {parent.vocab.words(), parent.labels, cfg.trainer.extend_vocab};
+  // Another task asks another question: its labels are the data's own.
+  const bool same_task = cfg.model.task == parent.config.model.task;
+  return {parent.vocab.words(), same_task ? parent.labels : std::vector<std::string>{}, cfg.trainer.extend_vocab};
 }
 
 void start_from_parent(Classifier& model, const Classifier& parent) {
-  const bool same_labels = model.labels == parent.labels;
+  const Task task = model.config.model.task;
+  // The output layer answers the parent's question: kept only when the question is the same.
+  const bool same_labels = task == parent.config.model.task && model.labels == parent.labels;
   std::map<std::string, const Matrix*> from;
   HanParams::fields(parent.params, [&](const std::string& name, const Matrix& m) { from[name] = &m; });
   HanParams::fields(model.params, [&](const std::string& name, Matrix& m) {
@@ -81,12 +103,20 @@ void start_from_parent(Classifier& model, const Classifier& parent) {
       m = p;
     }
   });
-  if (same_labels)
-    spdlog::info("init: starting from {}, same labels ({}): training it further, output layer included",
-                 model.config.trainer.init, joined(model.labels));
+  if (same_labels && task == Task::regression) model.head.scale = continued_scale(parent.head.scale, model.head.scale);
+  const std::string& parent_path = model.config.trainer.init;
+  if (task != parent.config.model.task)
+    spdlog::info("init: starting from {}, a {} model, for model.task {}: a fresh output layer, every other layer kept",
+                 parent_path, std::string(to_string(parent.config.model.task)), std::string(to_string(task)));
+  else if (task == Task::regression)
+    spdlog::info("init: starting from {}: training it further, output layer and target scale (mean {:.4g}, sd {:.4g}) "
+                 "included", parent_path, model.head.scale.mean, model.head.scale.sd);
+  else if (same_labels)
+    spdlog::info("init: starting from {}, same labels ({}): training it further, output layer included", parent_path,
+                 joined(model.labels));
   else
     spdlog::info("init: starting from {}, new labels ({}; the model had {}): a fresh output layer, every other layer "
-                 "kept", model.config.trainer.init, joined(model.labels), joined(parent.labels));
+                 "kept", parent_path, joined(model.labels), joined(parent.labels));
 }
 
 }  // namespace han

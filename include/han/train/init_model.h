@@ -4,7 +4,7 @@
 // model's architecture and tokenizer rules (a setting that contradicts them is an error
 // naming the key), the tokenizer and model settings it does not set itself, the model's
 // vocabulary (optionally extended, see CorpusBase) and its parameters; the output layer
-// too when the labels are the same, else a fresh one for the new labels.
+// too when the task and labels are the same, else a fresh one for the new labels or task.
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -31,7 +31,8 @@ CorpusBase corpus_base(const Classifier& parent, const Config& cfg);
 
 // Copies the parent's parameters into `model` (built for the run's corpus): every layer,
 // the embeddings of the parent's words (new words keep their fresh ones), and the output
-// layer when the labels are the parent's. Logs which.
+// layer when the task and labels are the parent's (a regression model's target scale
+// too). Logs which.
 void start_from_parent(Classifier& model, const Classifier& parent);
 
 }  // namespace han
