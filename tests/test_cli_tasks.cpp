@@ -394,7 +394,7 @@ TEST_CASE("multilabel and regression ensembles: --seeds 2 answers its members' m
   }
 }
 
-TEST_CASE("--init trains multilabel and regression models further, or a model of another task for a new one",
+TEST_CASE("train --init trains multilabel and regression models further, or a model of another task for a new one",
           "[cli][tasks][init]") {
   TempDir tmp;
   const std::string ml_cfg = task_config(tmp, "multilabel", "multilabel");
