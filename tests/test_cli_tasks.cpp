@@ -426,10 +426,9 @@ TEST_CASE("train --init trains multilabel and regression models further, or a mo
   const json child = json::parse(run(han_cmd("info --json --model " + (tmp.path / "rg_more/model.han").string())).out)["head"];
   CHECK(child["target_mean"] == parent["target_mean"]);
   CHECK(child["target_sd"] == parent["target_sd"]);
-  const json half_alone = json::parse(train(rg_cfg, "rg_half", " --set data.train=" + half_path).out);
+  train(rg_cfg, "rg_half", " --set data.train=" + half_path);
   const json half_head = json::parse(run(han_cmd("info --json --model " + (tmp.path / "rg_half/model.han").string())).out)["head"];
   CHECK(half_head["target_mean"] != parent["target_mean"]);  // the half alone has another scale: the check can fail
-  (void)half_alone;
 
   // The multilabel model's layers for a regression task: a fresh output layer.
   const RunResult to_rg = train(rg_cfg, "ml_to_rg", " --init " + ml_model + " --set model.task=regression");
