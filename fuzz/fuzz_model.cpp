@@ -3,8 +3,6 @@
 // fuzzer also explores files that pass it (hand-made or maliciously crafted ones).
 // A parsed file then goes through the classifier-level load (header fields, config,
 // vocabulary, labels, tensor shapes) from a temporary file.
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -17,6 +15,7 @@
 #include "han/core/error.h"
 #include "han/nn/model.h"
 #include "han/infer/model_file.h"
+#include "scratch_file.h"
 
 namespace {
 
@@ -55,11 +54,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     return 0;
   }
   if (implied_parameters(contents.header) > 4e6) return 0;  // see implied_parameters
-  static const std::string path = "/tmp/han_fuzz_model_" + std::to_string(::getpid()) + ".han";
-  std::FILE* f = std::fopen(path.c_str(), "wb");
-  if (!f) return 0;
-  std::fwrite(bytes.data(), 1, bytes.size(), f);
-  std::fclose(f);
+  const std::string path = han::fuzz::scratch_file("model", ".han", bytes);
+  if (path.empty()) return 0;
   try {
     han::load_classifier(path);
   } catch (const han::Error& e) {

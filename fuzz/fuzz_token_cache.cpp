@@ -4,7 +4,6 @@
 // crafted cache). The fingerprint asked for is the one the header states, so a parsed
 // header reaches the arrays. A corpus that loads is then walked document by document:
 // every view must stay inside the mapping (ASan) and every word id inside the vocabulary.
-#include <unistd.h>
 #include <xxhash.h>
 
 #include <cstddef>
@@ -19,6 +18,7 @@
 
 #include "han/core/error.h"
 #include "han/text/token_cache.h"
+#include "scratch_file.h"
 
 namespace {
 
@@ -55,11 +55,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const std::uint64_t h = XXH3_64bits(bytes.data(), bytes.size() - 8);
     std::memcpy(bytes.data() + bytes.size() - 8, &h, 8);
   }
-  static const std::string path = "/tmp/han_fuzz_token_cache_" + std::to_string(::getpid()) + ".cache";
-  std::FILE* f = std::fopen(path.c_str(), "wb");
-  if (!f) return 0;
-  std::fwrite(bytes.data(), 1, bytes.size(), f);
-  std::fclose(f);
+  const std::string path = han::fuzz::scratch_file("token_cache", ".cache", bytes);
+  if (path.empty()) return 0;
   try {
     const auto corpus = han::read_token_cache(path, stated_fingerprint(bytes));
     if (corpus)
