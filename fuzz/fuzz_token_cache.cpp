@@ -22,7 +22,7 @@
 
 namespace {
 
-constexpr std::size_t kPreamble = 24;  // magic, version, 0, header length (token_cache.cpp)
+constexpr std::size_t kPreamble = han::kTokenCacheHeaderStart;
 
 std::uint64_t stated_fingerprint(const std::string& bytes) {
   if (bytes.size() < kPreamble) return 0;

@@ -120,7 +120,7 @@ namespace {
 // writer does; array offsets count from the data section, so they stay right) and the
 // checksum resealed: a crafted file that passes the checksum.
 std::string crafted(const std::string& bytes, const std::string& from, const std::string& to) {
-  constexpr std::size_t preamble = 24;  // magic, version, 0, header length
+  constexpr std::size_t preamble = kTokenCacheHeaderStart;
   std::uint64_t header_bytes = 0;
   std::memcpy(&header_bytes, bytes.data() + preamble - 8, 8);
   const std::string data = bytes.substr(preamble + header_bytes, bytes.size() - 8 - preamble - header_bytes);

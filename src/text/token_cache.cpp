@@ -23,7 +23,8 @@ namespace fs = std::filesystem;
 using json = nlohmann::json;
 
 constexpr char kMagic[8] = {'H', 'A', 'N', 'T', 'O', 'K', 'C', '\n'};
-constexpr std::size_t kPreamble = sizeof kMagic + 4 + 4 + 8;  // magic, version, 0, header length
+constexpr std::size_t kPreamble = kTokenCacheHeaderStart;
+static_assert(kPreamble == sizeof kMagic + 4 + 4 + 8, "magic, version, 0, header length");
 constexpr std::size_t kAlign = 8;
 
 using Xxh3State = std::unique_ptr<XXH3_state_t, decltype(&XXH3_freeState)>;

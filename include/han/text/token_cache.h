@@ -8,6 +8,7 @@
 // The header holds a fingerprint of everything the corpus was made from: the bytes of
 // every data file, the tokenizer settings, how answers are read, the words of pretrained
 // vectors and of a parent model. A cache whose fingerprint differs is rebuilt, never used.
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -18,6 +19,9 @@
 namespace han {
 
 constexpr std::uint32_t kTokenCacheVersion = 1;
+// Where the JSON header starts: after the magic (8 bytes), the version, the 0 and the
+// header length (a u64 at offset 16).
+constexpr std::size_t kTokenCacheHeaderStart = 24;
 
 // The fingerprint of the corpus load_corpus(cfg, vector_words, base) would build. Reads
 // every data file through (at disk speed). A stream (stdin, a pipe) cannot be
