@@ -9,9 +9,10 @@
 #   1. none vs renorm, bucketed batches;  2. and random batches;  3. and additive.
 # A part's table (report.md) is complete for the variants it names.
 #
-# Usage: scripts/ablate_paper.sh [--hours H] [--seeds N] [corpus ...]
+# Usage: scripts/ablate_paper.sh [--hours H] [--seeds N] [--parts P] [corpus ...]
 #   corpus: spamassassin reuters21578 20news imdb-rating (default: all four, smallest first)
 #   --seeds N: seeds per variant (default 5)
+#   --parts P: run parts 1..P of each corpus (default 3), e.g. 1 for the main comparison only
 #   --hours H: stop after H hours as Ctrl-C does (finished runs kept); the same command
 #              continues where it stopped. Start it with `nice -n 10` on a shared machine.
 # Output: runs/paper-ablate-<corpus>/ (report.md, report.html, ablation.json, runs/).
@@ -20,16 +21,19 @@ cd "$(dirname "$0")/.."
 shared=${HAN_SHARED:-../shared}
 hours=""
 seeds=5
+last_part=3
 corpora=()
 while (($#)); do
   case $1 in
     --hours) hours=$2; shift 2 ;;
     --seeds) seeds=$2; shift 2 ;;
+    --parts) last_part=$2; shift 2 ;;
     -h|--help) sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) corpora+=("$1"); shift ;;
   esac
 done
 ((${#corpora[@]})) || corpora=(spamassassin reuters21578 20news imdb-rating)
+[[ $last_part =~ ^[1-3]$ ]] || { echo "--parts must be 1, 2 or 3, not '$last_part'" >&2; exit 2; }
 scripts/build.sh >/dev/null
 deadline=""
 [[ -n $hours ]] && deadline=$(( $(date +%s) + $(awk -v h="$hours" 'BEGIN { printf "%d", h * 3600 }') ))
@@ -50,7 +54,7 @@ corpus_settings() {
 for name in "${corpora[@]}"; do
   read -r folder task_sets <<<"$(corpus_settings "$name")"
   d="$shared/data/$folder"
-  for i in "${!parts[@]}"; do
+  for ((i = 0; i < last_part; i++)); do
     limit=()
     if [[ -n $deadline ]]; then
       left=$((deadline - $(date +%s)))
