@@ -2,16 +2,20 @@
 // Streams: documents are answered in input order, one output line per input line,
 // flushed per batch; a batch is answered early when no more input is ready yet. A record
 // that cannot be read ends the run only after everything read before it is answered.
+// Reading and tokenizing the next batches overlaps answering this one (see Runner).
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <chrono>
 #include <optional>
+#include <thread>
 
+#include "batch_handoff.h"
 #include "commands.h"
 #include "han/core/error.h"
 #include "han/core/input_stream.h"
 #include "han/core/limits.h"
+#include "han/core/parallel.h"
 #include "han/core/line_reader.h"
 #include "han/infer/abstention.h"
 #include "han/infer/classifier.h"
@@ -42,6 +46,9 @@ struct PredictArgs {
 // Bad records are each named on stderr up to this many; the rest only counted at the end.
 constexpr std::int64_t kShownBadRecords = 10;
 
+// Batches are read and tokenized on the calling thread and answered (predicted, written,
+// counted on the progress bar) by the answering thread, so the two overlap; with one
+// thread (--threads 1) the calling thread answers each batch itself.
 class Runner {
  public:
   // `total`: how many documents will come, 0 when unknown (lines of a stream).
@@ -51,7 +58,11 @@ class Runner {
         tokenizer_(c.tokenizer()),
         predictor_(c.members(), c.config.model, a.threads, c.head),
         out_(layout, c, a.model),
-        progress_(show_progress(a.log), total) {}
+        progress_(show_progress(a.log), total) {
+    if (resolve_threads(a.threads) > 1) answering_ = std::thread([this] { answer_handed_over(); });
+  }
+
+  ~Runner() { stop_answering(); }
 
   void add(PredictItem item, const std::string& text) {
     item.words = tokenizer_.tokenize(text);
@@ -68,37 +79,37 @@ class Runner {
     queue(std::move(item));
   }
 
+  // Hands the documents read so far over to be answered (or answers them, on one thread).
   void flush() {
     if (pending_.empty()) return;
-    Documents docs(c_.vocab.size());
-    for (PredictItem& it : pending_)
-      if (it.error.empty()) docs.push_back(it.doc);
-    std::vector<Explanation> explanations;
-    const bool explain = a_.explain || a_.format == "html";
-    const auto start = std::chrono::steady_clock::now();
-    const Matrix probs = docs.empty() ? Matrix() : predictor_.predict(docs, a_.batch_size, explain ? &explanations : nullptr);
-    spdlog::debug("{} documents predicted in {:.3f} s", docs.size(),
-                  std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-    if (!explain) explanations.resize(docs.size());
-    output_failed_ = true;  // until the write returns: a failed write is not retried
-    out_.write(pending_, probs, explanations);
-    output_failed_ = false;
-    answered_ += static_cast<std::int64_t>(pending_.size());
-    good_ += static_cast<std::int64_t>(docs.size());
-    pending_.clear();
-    progress_.update(answered_);
+    std::vector<PredictItem> batch;
+    batch.swap(pending_);
+    if (answering_.joinable()) {
+      if (!handoff_.push(std::move(batch))) std::rethrow_exception(handoff_.failure());
+      return;
+    }
+    try {
+      answer(batch);
+    } catch (...) {
+      handoff_.fail(std::current_exception());  // as the answering thread would: not retried
+      throw;
+    }
   }
 
   void finish() {
     flush();
-    progress_.finish();
-    out_.finish();
-    if (bad_ > kShownBadRecords) spdlog::warn("{} bad records skipped in all ({} not named above)", bad_, bad_ - kShownBadRecords);
+    stop_answering();
+    if (const std::exception_ptr failure = handoff_.failure()) std::rethrow_exception(failure);
+    end_output();
   }
 
-  // Before an input error ends the run: every document read so far gets its answer.
+  // Before an input error ends the run: every document read so far gets its answer
+  // (unless answering has already failed: a failed write is not retried).
   void answer_what_was_read() {
-    if (!output_failed_) finish();
+    if (handoff_.failure()) return;
+    flush();
+    stop_answering();
+    if (!handoff_.failure()) end_output();
   }
 
   std::int64_t good() const { return good_; }
@@ -110,15 +121,59 @@ class Runner {
     if (static_cast<int>(pending_.size()) >= a_.batch_size) flush();
   }
 
+  void answer(std::vector<PredictItem>& batch) {
+    Documents docs(c_.vocab.size());
+    for (PredictItem& it : batch)
+      if (it.error.empty()) docs.push_back(it.doc);
+    std::vector<Explanation> explanations;
+    const bool explain = a_.explain || a_.format == "html";
+    const auto start = std::chrono::steady_clock::now();
+    const Matrix probs = docs.empty() ? Matrix() : predictor_.predict(docs, a_.batch_size, explain ? &explanations : nullptr);
+    spdlog::debug("{} documents predicted in {:.3f} s", docs.size(),
+                  std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    if (!explain) explanations.resize(docs.size());
+    out_.write(batch, probs, explanations);
+    answered_ += static_cast<std::int64_t>(batch.size());
+    good_ += static_cast<std::int64_t>(docs.size());
+    progress_.update(answered_);
+  }
+
+  // The answering thread: answers each handed-over batch until the handoff is closed; an
+  // error (a failed write) stops it and is rethrown on the reading side.
+  void answer_handed_over() {
+    try {
+      std::vector<PredictItem> batch;
+      while (handoff_.pop(batch)) answer(batch);
+    } catch (...) {
+      handoff_.fail(std::current_exception());
+    }
+  }
+
+  void stop_answering() {
+    if (!answering_.joinable()) return;
+    handoff_.close();
+    answering_.join();
+  }
+
+  void end_output() {
+    progress_.finish();
+    out_.finish();
+    if (bad_ > kShownBadRecords) spdlog::warn("{} bad records skipped in all ({} not named above)", bad_, bad_ - kShownBadRecords);
+  }
+
+  // Batches handed to the answering thread ahead of the one it answers.
+  static constexpr std::size_t kBatchesAhead = 2;
+
   const PredictArgs& a_;
   const Classifier& c_;
   Tokenizer tokenizer_;
   Predictor predictor_;
   PredictOutput out_;
   std::vector<PredictItem> pending_;
-  std::int64_t answered_ = 0, good_ = 0, bad_ = 0;
-  bool output_failed_ = false;
+  std::int64_t answered_ = 0, good_ = 0, bad_ = 0;  // answered_, good_: the answering thread's
   DocumentProgress progress_;
+  BatchHandoff<std::vector<PredictItem>> handoff_{kBatchesAhead};
+  std::thread answering_;  // last: started after everything it uses, joined first
 };
 
 // A whole file (or all of stdin) as one document: its first kMaxLineBytes (the caps keep

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdio>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -26,6 +27,10 @@ std::vector<std::string> g_deprecations;
 // Whether a progress bar is on stderr's last line (there is one bar at a time).
 bool g_bar_drawn = false;
 
+// Held while writing to stderr: log lines and the bar may come from two threads (han
+// predict answers on one thread while it reads on another).
+std::mutex g_stderr_mutex;
+
 void erase_bar() {
   if (g_bar_drawn) std::fputs("\r\033[K", stderr);
   g_bar_drawn = false;
@@ -38,6 +43,7 @@ class BarAwareStderrSink : public spdlog::sinks::base_sink<spdlog::details::null
   void sink_it_(const spdlog::details::log_msg& msg) override {
     spdlog::memory_buf_t line;
     formatter_->format(msg, line);
+    const std::lock_guard<std::mutex> lock(g_stderr_mutex);
     erase_bar();
     std::fwrite(line.data(), 1, line.size(), stderr);
     std::fflush(stderr);
@@ -120,6 +126,7 @@ bool ProgressBar::due() {
 }
 
 void ProgressBar::update(double fraction, const std::string& text) {
+  const std::lock_guard<std::mutex> lock(g_stderr_mutex);
   if (!due()) return;
   constexpr int kWidth = 24;
   const double f = std::clamp(fraction, 0.0, 1.0);
@@ -131,6 +138,7 @@ void ProgressBar::update(double fraction, const std::string& text) {
 }
 
 void ProgressBar::update(const std::string& text) {
+  const std::lock_guard<std::mutex> lock(g_stderr_mutex);
   if (!due()) return;
   std::fprintf(stderr, "\r%s\033[K", text.c_str());
   std::fflush(stderr);
@@ -138,6 +146,7 @@ void ProgressBar::update(const std::string& text) {
 }
 
 void ProgressBar::finish() {
+  const std::lock_guard<std::mutex> lock(g_stderr_mutex);
   erase_bar();
   std::fflush(stderr);
 }
