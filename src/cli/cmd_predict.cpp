@@ -348,7 +348,7 @@ void add_predict_command(CLI::App& app) {
       ->type_name("NAME");
   cmd->add_flag("-e,--explain", args->explain, "json: add sentence and word attention weights");
   cmd->add_option("-b,--batch-size", args->batch_size, "Documents per batch (and per output flush)")->default_val(64);
-  cmd->add_option("-t,--threads", args->threads, "Threads (0 = all cores)")->default_val(0)->check(CLI::Range(0, 1024));
+  cmd->add_option("-t,--threads", args->threads, "Threads that compute (0 = all cores); with more than one, reading the next documents overlaps computing")->default_val(0)->check(CLI::Range(0, 1024));
   add_log_options(*cmd, args->log);
   cmd->callback([args] { run_predict(*args); });
 }
