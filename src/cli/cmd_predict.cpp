@@ -8,15 +8,14 @@
 #include <algorithm>
 #include <chrono>
 #include <optional>
-#include <thread>
 
-#include "batch_handoff.h"
+#include "answering_thread.h"
 #include "commands.h"
 #include "han/core/error.h"
 #include "han/core/input_stream.h"
 #include "han/core/limits.h"
-#include "han/core/parallel.h"
 #include "han/core/line_reader.h"
+#include "han/core/parallel.h"
 #include "han/infer/abstention.h"
 #include "han/infer/classifier.h"
 #include "han/infer/predictor.h"
@@ -46,9 +45,9 @@ struct PredictArgs {
 // Bad records are each named on stderr up to this many; the rest only counted at the end.
 constexpr std::int64_t kShownBadRecords = 10;
 
-// Batches are read and tokenized on the calling thread and answered (predicted, written,
-// counted on the progress bar) by the answering thread, so the two overlap; with one
-// thread (--threads 1) the calling thread answers each batch itself.
+// Builds batches of documents as they are read and answers them (predicts, writes, counts
+// them on the progress bar): on an answering thread when more than one thread is allowed,
+// so reading overlaps computing (see AnsweringThread).
 class Runner {
  public:
   // `total`: how many documents will come, 0 when unknown (lines of a stream).
@@ -58,11 +57,9 @@ class Runner {
         tokenizer_(c.tokenizer()),
         predictor_(c.members(), c.config.model, a.threads, c.head),
         out_(layout, c, a.model),
-        progress_(show_progress(a.log), total) {
-    if (resolve_threads(a.threads) > 1) answering_ = std::thread([this] { answer_handed_over(); });
-  }
-
-  ~Runner() { stop_answering(); }
+        progress_(show_progress(a.log), total),
+        answering_([this](std::vector<PredictItem>& batch) { answer(batch); }, resolve_threads(a.threads) > 1,
+                   kBatchesAhead) {}
 
   void add(PredictItem item, const std::string& text) {
     item.words = tokenizer_.tokenize(text);
@@ -71,7 +68,7 @@ class Runner {
   }
 
   // A record that cannot be read: with --on-error skip it is answered in place by an
-  // error row; otherwise the error ends the run (see answer_what_was_read).
+  // error row; otherwise the error ends the run (after finish()).
   void bad_record(PredictItem item, const han::Error& e) {
     if (a_.on_error != "skip") throw e;
     if (++bad_ <= kShownBadRecords) spdlog::warn("skipped {}", e.what());
@@ -79,39 +76,25 @@ class Runner {
     queue(std::move(item));
   }
 
-  // Hands the documents read so far over to be answered (or answers them, on one thread).
+  // Hands the documents read so far over to be answered.
   void flush() {
     if (pending_.empty()) return;
     std::vector<PredictItem> batch;
     batch.swap(pending_);
-    if (answering_.joinable()) {
-      if (!handoff_.push(std::move(batch))) std::rethrow_exception(handoff_.failure());
-      return;
-    }
-    try {
-      answer(batch);
-    } catch (...) {
-      handoff_.fail(std::current_exception());  // as the answering thread would: not retried
-      throw;
-    }
+    answering_.submit(std::move(batch));
   }
 
+  // Answers everything read; rethrows the first error in answering (a failed write), which
+  // is never retried. Also called before an input error ends the run.
   void finish() {
     flush();
-    stop_answering();
-    if (const std::exception_ptr failure = handoff_.failure()) std::rethrow_exception(failure);
-    end_output();
+    answering_.finish();
+    progress_.finish();
+    out_.finish();
+    if (bad_ > kShownBadRecords) spdlog::warn("{} bad records skipped in all ({} not named above)", bad_, bad_ - kShownBadRecords);
   }
 
-  // Before an input error ends the run: every document read so far gets its answer
-  // (unless answering has already failed: a failed write is not retried).
-  void answer_what_was_read() {
-    if (handoff_.failure()) return;
-    flush();
-    stop_answering();
-    if (!handoff_.failure()) end_output();
-  }
-
+  // After finish() (good_ is the answering side's).
   std::int64_t good() const { return good_; }
   std::int64_t bad() const { return bad_; }
 
@@ -138,30 +121,7 @@ class Runner {
     progress_.update(answered_);
   }
 
-  // The answering thread: answers each handed-over batch until the handoff is closed; an
-  // error (a failed write) stops it and is rethrown on the reading side.
-  void answer_handed_over() {
-    try {
-      std::vector<PredictItem> batch;
-      while (handoff_.pop(batch)) answer(batch);
-    } catch (...) {
-      handoff_.fail(std::current_exception());
-    }
-  }
-
-  void stop_answering() {
-    if (!answering_.joinable()) return;
-    handoff_.close();
-    answering_.join();
-  }
-
-  void end_output() {
-    progress_.finish();
-    out_.finish();
-    if (bad_ > kShownBadRecords) spdlog::warn("{} bad records skipped in all ({} not named above)", bad_, bad_ - kShownBadRecords);
-  }
-
-  // Batches handed to the answering thread ahead of the one it answers.
+  // Batches read ahead of the one being answered.
   static constexpr std::size_t kBatchesAhead = 2;
 
   const PredictArgs& a_;
@@ -169,11 +129,11 @@ class Runner {
   Tokenizer tokenizer_;
   Predictor predictor_;
   PredictOutput out_;
-  std::vector<PredictItem> pending_;
-  std::int64_t answered_ = 0, good_ = 0, bad_ = 0;  // answered_, good_: the answering thread's
+  std::vector<PredictItem> pending_;          // the reading side's
+  std::int64_t bad_ = 0;                      // the reading side's
+  std::int64_t answered_ = 0, good_ = 0;      // the answering side's
   DocumentProgress progress_;
-  BatchHandoff<std::vector<PredictItem>> handoff_{kBatchesAhead};
-  std::thread answering_;  // last: started after everything it uses, joined first
+  AnsweringThread<std::vector<PredictItem>> answering_;  // last: its thread uses the members above
 };
 
 // A whole file (or all of stdin) as one document: its first kMaxLineBytes (the caps keep
@@ -313,7 +273,7 @@ void run_predict(PredictArgs& a) {
   try {
     read_sources(runner, a, layout.path, label_options(classifier.config, false));
   } catch (const han::Error&) {
-    runner.answer_what_was_read();
+    runner.finish();  // answers what was read; a failed write, which came first, wins
     throw;
   }
   runner.finish();

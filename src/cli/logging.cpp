@@ -41,9 +41,9 @@ void erase_bar() {
 class BarAwareStderrSink : public spdlog::sinks::base_sink<spdlog::details::null_mutex> {
  protected:
   void sink_it_(const spdlog::details::log_msg& msg) override {
+    const std::lock_guard<std::mutex> lock(g_stderr_mutex);
     spdlog::memory_buf_t line;
     formatter_->format(msg, line);
-    const std::lock_guard<std::mutex> lock(g_stderr_mutex);
     erase_bar();
     std::fwrite(line.data(), 1, line.size(), stderr);
     std::fflush(stderr);
