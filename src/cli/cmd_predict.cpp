@@ -9,8 +9,8 @@
 #include <chrono>
 #include <optional>
 
-#include "answering_thread.h"
 #include "commands.h"
+#include "han/core/answering_thread.h"
 #include "han/core/error.h"
 #include "han/core/input_stream.h"
 #include "han/core/limits.h"

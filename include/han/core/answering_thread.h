@@ -15,7 +15,7 @@
 #include <thread>
 #include <utility>
 
-namespace han::cli {
+namespace han {
 
 template <class Batch>
 class AnsweringThread {
@@ -114,4 +114,4 @@ class AnsweringThread {
   std::thread thread_;          // last: started after everything it uses
 };
 
-}  // namespace han::cli
+}  // namespace han
