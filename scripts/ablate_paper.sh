@@ -64,7 +64,7 @@ for name in "${corpora[@]}"; do
     echo "== $name part $((i + 1))/${#parts[@]}: ${parts[$i]} (seeds $seeds)"
     rc=0
     # shellcheck disable=SC2086  # the part's and the task's options are word lists
-    "${limit[@]}" build/han ablate --config configs/paper.json --seeds "$seeds" ${parts[$i]} \
+    "${limit[@]}" "${HAN_BUILD_DIR:-build}/han" ablate --config configs/paper.json --seeds "$seeds" ${parts[$i]} \
       --output "runs/paper-ablate-$name" --set data.train="$(realpath "$d/train.jsonl")" \
       --set data.dev="$(realpath "$d/dev.jsonl")" --set data.test="$(realpath "$d/test.jsonl")" $task_sets || rc=$?
     case $rc in
