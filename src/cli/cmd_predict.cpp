@@ -273,7 +273,7 @@ void run_predict(PredictArgs& a) {
   try {
     read_sources(runner, a, layout.path, label_options(classifier.config, false));
   } catch (const han::Error&) {
-    runner.finish();  // answers what was read; a failed write, which came first, wins
+    runner.finish();  // answers what was read; a failed write (before or during that) is the error shown
     throw;
   }
   runner.finish();
