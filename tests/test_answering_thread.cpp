@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <mutex>
 #include <stdexcept>
 #include <string>
@@ -28,6 +29,14 @@ struct Log {
     threads.push_back(std::this_thread::get_id());
   }
 };
+
+// An answer that logs each batch but throws `message` at batch `bad`.
+std::function<void(int&)> failing_at(Log& log, int bad, const std::string& message) {
+  return [&log, bad, message](int& b) {
+    if (b == bad) throw std::runtime_error(message);
+    log.add(b);
+  };
+}
 
 std::vector<int> up_to(int n) {
   std::vector<int> v;
@@ -74,12 +83,7 @@ TEST_CASE("answering thread: the caller goes on while a batch is answered", "[an
 TEST_CASE("answering thread: an answer's error reaches the caller, and nothing after it is answered",
           "[answering_thread]") {
   Log log;
-  AnsweringThread<int> answering(
-      [&](int& b) {
-        if (b == 5) throw std::runtime_error("cannot write batch 5");
-        log.add(b);
-      },
-      true, 2);
+  AnsweringThread<int> answering(failing_at(log, 5, "cannot write batch 5"), true, 2);
   std::string error;
   try {
     for (int b = 0; b < 1000; ++b) answering.submit(b);  // stops at a submit once the error is in
@@ -96,12 +100,7 @@ TEST_CASE("answering thread: an answer's error reaches the caller, and nothing a
 TEST_CASE("answering thread, unthreaded: each batch answered at once on the caller's thread, and an error stays",
           "[answering_thread]") {
   Log log;
-  AnsweringThread<int> answering(
-      [&](int& b) {
-        if (b == 2) throw std::runtime_error("batch 2");
-        log.add(b);
-      },
-      false, 2);
+  AnsweringThread<int> answering(failing_at(log, 2, "batch 2"), false, 2);
   answering.submit(0);
   CHECK(log.batches == up_to(1));
   answering.submit(1);

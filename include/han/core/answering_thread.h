@@ -31,16 +31,7 @@ class AnsweringThread {
   }
 
   // Unanswered batches are dropped (an error is on its way out), then the thread joined.
-  ~AnsweringThread() {
-    if (!thread_.joinable()) return;
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      queue_.clear();
-      closed_ = true;
-    }
-    ready_.notify_one();
-    thread_.join();
-  }
+  ~AnsweringThread() { close_and_join(true); }
 
   AnsweringThread(const AnsweringThread&) = delete;
   AnsweringThread& operator=(const AnsweringThread&) = delete;
@@ -56,18 +47,23 @@ class AnsweringThread {
 
   // Waits until every submitted batch is answered; rethrows the answering side's error.
   void finish() {
-    if (thread_.joinable()) {
-      {
-        std::lock_guard<std::mutex> lock(mutex_);
-        closed_ = true;
-      }
-      ready_.notify_one();
-      thread_.join();
-    }
+    close_and_join(false);
     if (failure_) std::rethrow_exception(failure_);
   }
 
  private:
+  // No more batches: the thread answers what is queued (or drops it) and ends.
+  void close_and_join(bool drop_queued) {
+    if (!thread_.joinable()) return;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (drop_queued) queue_.clear();
+      closed_ = true;
+    }
+    ready_.notify_one();
+    thread_.join();
+  }
+
   void answer_here(Batch& batch) {
     if (failure_) std::rethrow_exception(failure_);
     try {
