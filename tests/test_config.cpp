@@ -200,6 +200,10 @@ TEST_CASE("out-of-range values are errors naming the key path and range", "[conf
   REQUIRE_THROWS_WITH(parse(R"({"optimizer": {"lr": 0}})"), Contains("optimizer.lr: must be in (0.0, 10.0], got 0"));
   REQUIRE_THROWS_WITH(parse(R"({"optimizer": {"lr": 10.5}})"), Contains("optimizer.lr"));
   REQUIRE_THROWS_WITH(parse(R"({"optimizer": {"momentum": 1}})"), Contains("optimizer.momentum"));
+  CHECK(parse(R"({"optimizer": {"embedding_lr_scale": 0}})").optimizer.embedding_lr_scale == 0.0);
+  CHECK(parse(R"({"optimizer": {"embedding_lr_scale": 0.1}})").optimizer.embedding_lr_scale == 0.1);
+  REQUIRE_THROWS_WITH(parse(R"({"optimizer": {"embedding_lr_scale": -1}})"),
+                      Contains("optimizer.embedding_lr_scale: must be in [0.0, 10.0], got -1"));
   REQUIRE_THROWS_WITH(parse(R"({"optimizer": {"beta1": 1}})"), Contains("optimizer.beta1"));
   REQUIRE_THROWS_WITH(parse(R"({"optimizer": {"beta2": -0.5}})"), Contains("optimizer.beta2"));
   REQUIRE_THROWS_WITH(parse(R"({"optimizer": {"eps": 0}})"), Contains("optimizer.eps"));
@@ -334,6 +338,7 @@ TEST_CASE("config_reference lists every key once with default and range", "[conf
   every_key.trainer.extend_vocab = true;
   every_key.data.cache = "tokens.cache";
   every_key.trainer.calibrate = false;
+  every_key.optimizer.embedding_lr_scale = 0.1;
   // At their defaults, they are left out (stored ablation runs keep their fingerprints).
   const json defaults = han::config_to_json(han::Config{});
   for (const char* key : {"sentence_dropout", "embedding_dropout", "word_dropout"}) CHECK_FALSE(defaults["model"].contains(key));
@@ -348,6 +353,7 @@ TEST_CASE("config_reference lists every key once with default and range", "[conf
   CHECK_FALSE(defaults["trainer"].contains("extend_vocab"));
   CHECK_FALSE(defaults["data"].contains("cache"));
   CHECK_FALSE(defaults["trainer"].contains("calibrate"));
+  CHECK_FALSE(defaults["optimizer"].contains("embedding_lr_scale"));
   const json j = han::config_to_json(every_key);
   std::size_t keys = 0;
   for (const auto& sec : j.items()) {

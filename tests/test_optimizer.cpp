@@ -126,6 +126,31 @@ TEST_CASE("adamw shrinks weights by lr * weight_decay outside the adaptive step 
   CHECK_FALSE(is_bias("embedding.table"));
 }
 
+TEST_CASE("a tensor's lr_scale multiplies its learning rate in every optimizer, weight decay included", "[optimizer]") {
+  for (const OptimizerName name : {OptimizerName::sgd, OptimizerName::adam, OptimizerName::adamw}) {
+    OptimizerConfig cfg;
+    cfg.name = name;
+    // Coupled decay would feed the (different) weights back into the gradient: only AdamW's.
+    cfg.weight_decay = name == OptimizerName::adamw ? 0.1 : 0.0;
+    Matrix a(1, 2), ga(1, 2), b(1, 2), gb(1, 2);
+    a << 1.0f, -2.0f;
+    b = a;
+    std::vector<ParamRef> params = {{"full.W", &a, &ga}, {"scaled.W", &b, &gb, 0.25}};
+    auto opt = make_optimizer(cfg);
+    for (int step = 0; step < 3; ++step) {
+      ga << 0.5f, -3.0f;
+      gb = ga;
+      opt->step(params, 0.01);
+    }
+    // Each step moves the scaled tensor a quarter as far: the state (m, v, velocity) comes
+    // from the same gradients, and AdamW's shrink is lr * scale * weight_decay.
+    INFO("optimizer " << static_cast<int>(name));
+    CHECK(b(0, 0) - 1.0f == Approx((a(0, 0) - 1.0f) * 0.25f).epsilon(1e-3));
+    CHECK(b(0, 1) + 2.0f == Approx((a(0, 1) + 2.0f) * 0.25f).epsilon(1e-3));
+    CHECK(a(0, 0) != 1.0f);
+  }
+}
+
 TEST_CASE("warm-up rises linearly, then constant, linear or cosine runs over the remaining steps", "[optimizer]") {
   OptimizerConfig cfg;
   cfg.lr = 1.0;

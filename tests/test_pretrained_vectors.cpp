@@ -95,7 +95,7 @@ TEST_CASE("pretrained vectors: a wrong size or a non-number is an error naming f
   CHECK_THAT(error_of(table, tmp.path.string()), Catch::Contains(tmp.path.string()));
 }
 
-TEST_CASE("pretrained vectors in training: a frozen table never moves, an unfrozen one learns",
+TEST_CASE("pretrained vectors in training: a frozen table never moves, an unfrozen one learns, a scaled one less",
           "[pretrained][trainer]") {
   TempDir tmp;
   Config cfg = han::test::bundled_config(8, 1);
@@ -135,6 +135,16 @@ TEST_CASE("pretrained vectors in training: a frozen table never moves, an unfroz
   // Unfrozen, the same start moves.
   CHECK_FALSE(equal(learned.last_params.embedding.table.middleCols(first, count), vectors));
   CHECK_FALSE(equal(learned.last_params.embedding.table, table));
+
+  // optimizer.embedding_lr_scale: 0 keeps the table as frozen does; 0.1 moves it, less far.
+  cfg.optimizer.embedding_lr_scale = 0;
+  CHECK(equal(train_model(cfg, corpus).last_params.embedding.table, table));
+  cfg.optimizer.embedding_lr_scale = 0.1;
+  const TrainResult slow = train_model(cfg, corpus);
+  const double moved_slow = (slow.last_params.embedding.table - table).cwiseAbs().sum();
+  const double moved_full = (learned.last_params.embedding.table - table).cwiseAbs().sum();
+  CHECK(moved_slow > 0);
+  CHECK(moved_slow < 0.5 * moved_full);
 }
 
 namespace {

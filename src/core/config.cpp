@@ -159,6 +159,8 @@ void visit_fields(OptimizerConfig& c, V& v) {
   v.enumeration("schedule", c.schedule, "learning-rate schedule over training (after warm-up)");
   v.real("warmup", c.warmup, RealRange{0.0, 0.5, false, false},
          "fraction of training steps over which lr rises linearly from 0");
+  v.real("embedding_lr_scale", c.embedding_lr_scale, RealRange{0.0, 10.0, false, false},
+         "the embedding table's learning rate as a multiple of lr (schedule included); 0 = kept fixed");
 }
 
 template <class V>
@@ -659,7 +661,7 @@ nlohmann::json config_to_json(const Config& c) {
       {"model", "word_dropout"},     {"optimizer", "warmup"},       {"trainer", "select"},
       {"trainer", "ensemble"},       {"model", "task"},             {"data", "label_separator"},   {"data", "target_key"},
       {"trainer", "init"},           {"trainer", "extend_vocab"},   {"data", "cache"},
-      {"trainer", "calibrate"}};
+      {"trainer", "calibrate"},      {"optimizer", "embedding_lr_scale"}};
   for (const auto& [section, key] : later_keys)
     if (out[section][key] == defaults[section][key]) out[section].erase(key);
   if (out["embed"] == defaults["embed"] && !pretrains_embeddings(c.model)) out.erase("embed");

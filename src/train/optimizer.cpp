@@ -67,7 +67,7 @@ class Sgd : public Optimizer {
       auto v = flat(velocity_[p.param], p);
       if (wd != 0) g += wd * w;
       v = mu * v + g;
-      w -= static_cast<Scalar>(lr) * v;
+      w -= static_cast<Scalar>(lr * params[p.param].lr_scale) * v;
     });
     ++steps_;
   }
@@ -95,12 +95,14 @@ class Adam : public Optimizer {
     ensure_state(v_, params);
     ++steps_;
     const double b1 = cfg_.beta1, b2 = cfg_.beta2;
-    const Scalar step_size = static_cast<Scalar>(lr / (1 - std::pow(b1, steps_)));
+    const double bias_correction = 1 - std::pow(b1, steps_);
     const Scalar v_correction = static_cast<Scalar>(1 / std::sqrt(1 - std::pow(b2, steps_)));
     const Scalar eps = static_cast<Scalar>(cfg_.eps), wd = static_cast<Scalar>(cfg_.weight_decay);
     const Scalar fb1 = static_cast<Scalar>(b1), fb2 = static_cast<Scalar>(b2);
-    const Scalar shrink = static_cast<Scalar>(1.0 - lr * cfg_.weight_decay);
     for_pieces(pieces_of(params), threads_, [&](std::size_t, const Piece& p) {
+      const double param_lr = lr * params[p.param].lr_scale;
+      const Scalar step_size = static_cast<Scalar>(param_lr / bias_correction);
+      const Scalar shrink = static_cast<Scalar>(1.0 - param_lr * cfg_.weight_decay);
       auto g = flat(*params[p.param].grad, p);
       auto w = flat(*params[p.param].value, p);
       if (wd != 0 && !decoupled_) g += wd * w;

@@ -137,7 +137,7 @@ TrainingRun::TrainingRun(const Config& cfg, const Corpus& corpus, const TrainOpt
       job_(options.job ? *options.job : alone_),
       files_(run_files(options.output_dir)),
       threads_(resolve_threads(cfg.trainer.threads)),
-      train_embeddings_(!cfg.model.freeze_embeddings),
+      train_embeddings_(!cfg.model.freeze_embeddings && cfg.optimizer.embedding_lr_scale > 0),
       model_(initial_model(cfg_, corpus)),
       workers_(model_.params, threads_),
       optimizer_(make_optimizer(cfg.optimizer, threads_)),
@@ -162,9 +162,10 @@ TrainingRun::TrainingRun(const Config& cfg, const Corpus& corpus, const TrainOpt
 
 std::vector<ParamRef> TrainingRun::trained_refs() {
   std::vector<ParamRef> refs = zip_params(model_.params, workers_.grads());
-  if (!train_embeddings_)
-    refs.erase(std::remove_if(refs.begin(), refs.end(), [](const ParamRef& r) { return r.name == "embedding.table"; }),
-               refs.end());
+  const auto is_embedding = [](const ParamRef& r) { return r.name == "embedding.table"; };
+  if (!train_embeddings_) refs.erase(std::remove_if(refs.begin(), refs.end(), is_embedding), refs.end());
+  for (ParamRef& r : refs)
+    if (is_embedding(r)) r.lr_scale = cfg_.optimizer.embedding_lr_scale;
   return refs;
 }
 

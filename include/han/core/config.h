@@ -72,6 +72,7 @@ struct OptimizerConfig {
   double clip_norm = 5.0;  // global gradient norm; 0 = off
   LrSchedule schedule = LrSchedule::constant;
   double warmup = 0.0;  // fraction of the training steps over which lr rises from 0
+  double embedding_lr_scale = 1.0;  // the embedding table's lr as a multiple of lr; 0 = frozen
 };
 
 struct TrainerConfig {

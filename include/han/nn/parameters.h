@@ -13,6 +13,7 @@ struct ParamRef {
   std::string name;
   Matrix* value;
   Matrix* grad;
+  double lr_scale = 1.0;  // this tensor's learning rate, as a multiple of the optimizer's
 };
 
 // Whether a tensor is a bias (its name's last part is "b" or starts with "b_"): AdamW's
