@@ -70,7 +70,7 @@ TEST_CASE("non-default values round-trip", "[config]") {
   CHECK(c.model.pooling == han::Pooling::mean);
   CHECK(c.model.dropout == 0.25);
   CHECK(c.model.embeddings == "glove.txt");
-  CHECK(c.model.freeze_embeddings);
+  CHECK(c.model.freeze_embeddings == han::Switch::on);
   CHECK(c.batching.strategy == han::BatchStrategy::random);
   CHECK(c.optimizer.name == han::OptimizerName::sgd);
   CHECK(c.optimizer.lr == 10.0);
@@ -424,4 +424,41 @@ TEST_CASE("model.task, its data keys, loss settings and trainer.select by task",
   han::apply_overrides(j, {"loss.class_weights=balanced", "model.task=regression", "data.target_key=rating"});
   CHECK(j["loss"]["class_weights"] == "balanced");
   CHECK(j["data"]["target_key"] == "rating");
+}
+
+TEST_CASE("model.freeze_embeddings: false, true or auto (fixed when pretraining read unlabelled text)", "[config]") {
+  CHECK(han::Config{}.model.freeze_embeddings == han::Switch::off);
+  CHECK(parse(R"({"model": {"freeze_embeddings": true}})").model.freeze_embeddings == han::Switch::on);
+  CHECK(parse(R"({"model": {"freeze_embeddings": "auto"}})").model.freeze_embeddings == han::Switch::auto_);
+  REQUIRE_THROWS_WITH(parse(R"({"model": {"freeze_embeddings": "sometimes"}})"), Contains("model.freeze_embeddings"));
+  REQUIRE_THROWS_WITH(parse(R"({"model": {"freeze_embeddings": 1}})"), Contains("model.freeze_embeddings"));
+  // Written as JSON booleans when set, so configs written before "auto" read the same.
+  han::Config c;
+  CHECK(han::config_to_json(c)["model"]["freeze_embeddings"] == false);
+  c.model.freeze_embeddings = han::Switch::on;
+  CHECK(han::config_to_json(c)["model"]["freeze_embeddings"] == true);
+  c.model.freeze_embeddings = han::Switch::auto_;
+  CHECK(han::config_to_json(c)["model"]["freeze_embeddings"] == "auto");
+  CHECK(han::config_from_json(han::config_to_json(c), "m").model.freeze_embeddings == han::Switch::auto_);
+  // --set takes the words.
+  json j = json::object();
+  han::apply_overrides(j, {"model.freeze_embeddings=auto"});
+  CHECK(parse(j.dump()).model.freeze_embeddings == han::Switch::auto_);
+  j = json::object();
+  han::apply_overrides(j, {"model.freeze_embeddings=true"});
+  CHECK(parse(j.dump()).model.freeze_embeddings == han::Switch::on);
+
+  // What auto decides.
+  CHECK_FALSE(han::frozen_embeddings(c));  // random start
+  c.model.embeddings = "pretrain";
+  CHECK_FALSE(han::frozen_embeddings(c));  // vectors from the training text only
+  c.data.unlabeled = "unsup.txt";
+  CHECK(han::frozen_embeddings(c));
+  c.model.embeddings = "vectors.txt";  // a file: where its text came from is unknown, trained
+  CHECK_FALSE(han::frozen_embeddings(c));
+  c.model.freeze_embeddings = han::Switch::on;
+  CHECK(han::frozen_embeddings(c));
+  c.model.freeze_embeddings = han::Switch::off;
+  c.optimizer.embedding_lr_scale = 0;
+  CHECK(han::frozen_embeddings(c));
 }

@@ -118,12 +118,12 @@ TEST_CASE("pretrained vectors in training: a frozen table never moves, an unfroz
   }
   cfg.model.embeddings = tmp.write("vectors.txt", text);
 
-  cfg.model.freeze_embeddings = true;
+  cfg.model.freeze_embeddings = Switch::on;
   const TrainResult frozen = train_model(cfg, corpus);
   cfg.optimizer.lr *= 4;
   const TrainResult frozen_faster = train_model(cfg, corpus);
   cfg.optimizer.lr /= 4;
-  cfg.model.freeze_embeddings = false;
+  cfg.model.freeze_embeddings = Switch::off;
   const TrainResult learned = train_model(cfg, corpus);
 
   const Matrix& table = frozen.last_params.embedding.table;

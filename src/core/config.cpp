@@ -9,6 +9,7 @@
 #include <set>
 #include <sstream>
 #include <string_view>
+#include <type_traits>
 
 #include "han/core/error.h"
 #include "han/core/io.h"
@@ -132,7 +133,8 @@ void visit_fields(ModelConfig& c, V& v) {
   v.optional_path(
       "embeddings", c.embeddings,
       "word vectors (word2vec text or binary, GloVe; gzip ok), or \"pretrain\" (skip-gram on the text first); null = random init");
-  v.boolean("freeze_embeddings", c.freeze_embeddings, "keep the embedding table fixed in training");
+  v.enumeration("freeze_embeddings", c.freeze_embeddings,
+                "keep the embedding table fixed in training; auto: when pretraining read data.unlabeled");
   v.enumeration("task", c.task, "single: one label per document; multilabel: a label set; regression: a number");
 }
 
@@ -392,6 +394,12 @@ struct Parser {
   void enumeration(const char* name, E& out, const char*) {
     const json* v = get(name);
     if (!v) return;
+    if constexpr (std::is_same_v<E, Switch>) {
+      if (v->is_boolean()) {
+        out = v->get<bool>() ? Switch::on : Switch::off;
+        return;
+      }
+    }
     if (!v->is_string()) {
       type_error(name, ("one of " + enum_choices<E>()).c_str(), *v);
     }
@@ -483,7 +491,15 @@ struct Writer {
     (*out)[n] = v.empty() ? json(nullptr) : json(v);
   }
   template <class E>
-  void enumeration(const char* n, E& v, const char*) { (*out)[n] = to_string(v); }
+  void enumeration(const char* n, E& v, const char*) {
+    if constexpr (std::is_same_v<E, Switch>) {
+      if (v != Switch::auto_) {
+        (*out)[n] = v == Switch::on;
+        return;
+      }
+    }
+    (*out)[n] = to_string(v);
+  }
   void text(const char* n, std::string& v, const char*) { (*out)[n] = v; }
   void weights(const char* n, ClassWeights& v, const char*) { (*out)[n] = class_weights_json(v); }
 };
@@ -638,6 +654,12 @@ Config config_from_json(const nlohmann::json& j, const std::string& origin) {
   Config c = sections_from_json(j, origin);
   check_task_settings(c, prefix_of(origin));
   return c;
+}
+
+bool frozen_embeddings(const Config& c) {
+  if (c.optimizer.embedding_lr_scale == 0) return true;
+  if (c.model.freeze_embeddings != Switch::auto_) return c.model.freeze_embeddings == Switch::on;
+  return pretrains_embeddings(c.model) && !c.data.unlabeled.empty();
 }
 
 Config stored_config_from_json(const nlohmann::json& j, const std::string& origin) {

@@ -137,7 +137,7 @@ TrainingRun::TrainingRun(const Config& cfg, const Corpus& corpus, const TrainOpt
       job_(options.job ? *options.job : alone_),
       files_(run_files(options.output_dir)),
       threads_(resolve_threads(cfg.trainer.threads)),
-      train_embeddings_(!cfg.model.freeze_embeddings && cfg.optimizer.embedding_lr_scale > 0),
+      train_embeddings_(!frozen_embeddings(cfg)),
       model_(initial_model(cfg_, corpus)),
       workers_(model_.params, threads_),
       optimizer_(make_optimizer(cfg.optimizer, threads_)),
@@ -149,6 +149,8 @@ TrainingRun::TrainingRun(const Config& cfg, const Corpus& corpus, const TrainOpt
     const std::string vectors = shared ? options.pretrained_vectors : embeddings_file(cfg, files_);
     const std::size_t found = load_pretrained_vectors(model_.params.embedding.table, corpus.vocab, vectors);
     spdlog::info("embeddings: {} of {} vocabulary words found in {}", found, corpus.vocab.size(), vectors);
+    if (!train_embeddings_ && cfg.model.freeze_embeddings == Switch::auto_)
+      spdlog::info("embeddings: kept fixed in training (freeze_embeddings auto: pretrained on data.unlabeled too)");
   }
   refs_ = trained_refs();
   if (options.resume) restore_checkpoint();

@@ -51,7 +51,9 @@ struct ModelConfig {
   double embedding_dropout = 0.0; // on word embedding values
   double word_dropout = 0.0;      // a word reads as <unk> with this probability
   std::string embeddings;         // "", a word2vec/GloVe text file, or kPretrainEmbeddings
-  bool freeze_embeddings = false;
+  // true: the table stays fixed; auto: fixed when its vectors were pretrained on text beyond
+  // the training split (data.unlabeled), trained otherwise (see frozen_embeddings).
+  Switch freeze_embeddings = Switch::off;
   Task task = Task::single;
 };
 
@@ -117,6 +119,11 @@ struct LossConfig {
 // model.embeddings = "pretrain": han train first trains skip-gram vectors on its own text.
 inline constexpr char kPretrainEmbeddings[] = "pretrain";
 inline bool pretrains_embeddings(const ModelConfig& m) { return m.embeddings == kPretrainEmbeddings; }
+struct Config;
+// Whether training keeps the embedding table fixed: model.freeze_embeddings true, or auto
+// with vectors pretrained on unlabelled text too (their words beyond the training split
+// would fall out of step with the trained ones), or optimizer.embedding_lr_scale 0.
+bool frozen_embeddings(const Config& c);
 
 struct Config {
   DataConfig data;

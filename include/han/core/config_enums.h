@@ -34,6 +34,9 @@ enum class SelectMetric {
 // regression: a number (a linear output).
 enum class Task { single, multilabel, regression };
 enum class RegressionLoss { mse, huber };
+// A setting that is off, on, or decided from the rest of the config. In JSON, off and on
+// are the booleans false and true; auto is "auto".
+enum class Switch { off, on, auto_ };
 
 // EnumNames<E>::names[i] is the name of static_cast<E>(i).
 template <class E>
@@ -75,6 +78,10 @@ struct EnumNames<Task> {
 template <>
 struct EnumNames<RegressionLoss> {
   static constexpr std::array<const char*, 2> names = {"mse", "huber"};
+};
+template <>
+struct EnumNames<Switch> {
+  static constexpr std::array<const char*, 3> names = {"false", "true", "auto"};
 };
 
 namespace detail {
