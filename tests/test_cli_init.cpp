@@ -8,6 +8,7 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <string>
@@ -93,6 +94,11 @@ nlohmann::json info(const std::string& model) {
 }
 
 bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+nlohmann::json run_config(const std::string& run_dir) {
+  std::ifstream in(run_dir + "/config.json");
+  return nlohmann::json::parse(in);
+}
 
 // Slice A's model, trained in `dir`/a.
 std::string train_parent(const TempDir& dir) {
@@ -213,4 +219,23 @@ TEST_CASE("an interrupted train --init run resumes to the model an uninterrupted
   const std::string predict = "predict --format json --data-format jsonl --model ";
   CHECK(run(han_cmd(predict + dir.file("cut/model.han")), text).out ==
         run(han_cmd(predict + dir.file("whole/model.han")), text).out);
+}
+
+TEST_CASE("train --init keeps what freeze_embeddings auto decided for its parent's table", "[cli][init]") {
+  const TempDir dir;
+  write_slice(dir, "a", kSliceA, 1);
+  write_slice(dir, "b", kSliceB, 11);
+  dir.write("unlabeled.txt", "the film was good and the music was red\nrain in town with blue scenes\n");
+  const std::string pretrained =
+      R"({"embedding_dim": 16, "word_hidden": 8, "sentence_hidden": 8, "attention_dim": 16, "embeddings": "pretrain",
+          "freeze_embeddings": "auto"})";
+  const RunResult parent = train("--config " + write_config(dir, "a", pretrained) + " --output " + dir.file("a") +
+                                 " --set data.unlabeled=" + dir.file("unlabeled.txt") + " --set embed.epochs=1");
+  CHECK(has(parent.err, "kept fixed in training (freeze_embeddings auto"));
+  // The child has no model.embeddings of its own: auto alone would now say "trained".
+  train("--config " + write_config(dir, "b", "") + " --init " + dir.file("a/model.han") + " --output " + dir.file("b"));
+  CHECK(run_config(dir.file("b")).at("model").at("freeze_embeddings") == true);
+  train("--config " + write_config(dir, "b", "") + " --init " + dir.file("a/model.han") + " --output " + dir.file("b2") +
+        " --set model.freeze_embeddings=false");
+  CHECK(run_config(dir.file("b2")).at("model").at("freeze_embeddings") == false);
 }
