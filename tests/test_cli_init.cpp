@@ -8,7 +8,6 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <string>
@@ -94,11 +93,6 @@ nlohmann::json info(const std::string& model) {
 }
 
 bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-
-nlohmann::json run_config(const std::string& run_dir) {
-  std::ifstream in(run_dir + "/config.json");
-  return nlohmann::json::parse(in);
-}
 
 // Slice A's model, trained in `dir`/a.
 std::string train_parent(const TempDir& dir) {
@@ -234,8 +228,8 @@ TEST_CASE("train --init keeps what freeze_embeddings auto decided for its parent
   CHECK(has(parent.err, "kept fixed in training (freeze_embeddings auto"));
   // The child has no model.embeddings of its own: auto alone would now say "trained".
   train("--config " + write_config(dir, "b", "") + " --init " + dir.file("a/model.han") + " --output " + dir.file("b"));
-  CHECK(run_config(dir.file("b")).at("model").at("freeze_embeddings") == true);
+  CHECK(nlohmann::json::parse(slurp(dir.file("b/config.json"))).at("model").at("freeze_embeddings") == true);
   train("--config " + write_config(dir, "b", "") + " --init " + dir.file("a/model.han") + " --output " + dir.file("b2") +
         " --set model.freeze_embeddings=false");
-  CHECK(run_config(dir.file("b2")).at("model").at("freeze_embeddings") == false);
+  CHECK(nlohmann::json::parse(slurp(dir.file("b2/config.json"))).at("model").at("freeze_embeddings") == false);
 }

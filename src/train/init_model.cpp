@@ -78,10 +78,12 @@ Config inherit_from_parent(const Config& cfg, const json& given, const Classifie
   for (const char* section : {"tokenizer", "model"})
     for (const auto& [key, value] : parent_cfg[section].items())
       if (key != "embeddings" && !sets_key(given, section, key)) merged[section][key] = value;
+  Config child = config_from_json(merged, cfg.trainer.init + " (config)");
   // The child has no model.embeddings, so "auto" would decide anew (trained): it keeps what
   // auto decided for the parent's table instead.
-  if (merged["model"]["freeze_embeddings"] == "auto") merged["model"]["freeze_embeddings"] = frozen_embeddings(parent.config);
-  return config_from_json(merged, cfg.trainer.init + " (config)");
+  if (child.model.freeze_embeddings == Switch::auto_)
+    child.model.freeze_embeddings = frozen_embeddings(parent.config) ? Switch::on : Switch::off;
+  return child;
 }
 
 CorpusBase corpus_base(const Classifier& parent, const Config& cfg) {
