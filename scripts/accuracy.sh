@@ -13,8 +13,9 @@
 #   --out     results folder (default runs/accuracy-<config name>); rerunning skips every run
 #             whose result is already there, so an interrupted study continues where it stopped
 #   --log     TSV that gets one line per finished han run (default <out>/runs.tsv)
-#   --set     extra han overrides, applied after the data paths (--set trainer.ensemble=3: each
-#             seed trains an ensemble of 3, seeds seed..seed+2; its log line lists the members')
+#   --set     extra han overrides, applied after the data paths
+# With trainer.ensemble = E (in the config or a --set), run i starts at seed 1 + (i-1)·E, so the
+# runs' members (seeds seed..seed+E-1) are all different models; its log line lists the members'.
 # Env: HAN (default build/han), BENCH (default ../shared/bench).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -42,6 +43,16 @@ mkdir -p "$out"
 pretrains() {
   case " ${sets[*]:-} " in *"model.embeddings=pretrain"*) return 0 ;; esac
   $py -c 'import json,sys; sys.exit(json.load(open(sys.argv[1])).get("model",{}).get("embeddings")!="pretrain")' "$config"
+}
+
+# The ensemble size the runs train (trainer.ensemble: a --set wins over the config; 1 if neither).
+ensemble_size() {
+  local set
+  for set in "${sets[@]:-}"; do
+    case $set in trainer.ensemble=*) size=${set#trainer.ensemble=} ;; esac
+  done
+  [ -n "${size:-}" ] && { echo "$size"; return; }
+  $py -c 'import json,sys; print(json.load(open(sys.argv[1])).get("trainer",{}).get("ensemble",1))' "$config"
 }
 
 # One han training; its summary line (plus wall seconds) is kept as <out>/<corpus>/seed<N>.json.
@@ -84,10 +95,11 @@ run_baselines() {
   mv "$result.tmp" "$result"
 }
 
+step=$(ensemble_size)
 for corpus in $corpora; do
   mkdir -p "$out/$corpus"
   [ "$baselines" = 1 ] && run_baselines "$corpus"
-  for seed in $(seq 1 "$seeds"); do run_han "$corpus" "$seed"; done
+  for i in $(seq 1 "$seeds"); do run_han "$corpus" $((1 + (i - 1) * step)); done
 done
 
 $py - "$out" $corpora <<'EOF'
