@@ -47,7 +47,7 @@ pretrains() {
 
 # The ensemble size the runs train (trainer.ensemble: a --set wins over the config; 1 if neither).
 ensemble_size() {
-  local set
+  local set size=""
   for set in "${sets[@]:-}"; do
     case $set in trainer.ensemble=*) size=${set#trainer.ensemble=} ;; esac
   done
