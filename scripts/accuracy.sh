@@ -39,21 +39,20 @@ out=${out:-runs/accuracy-$(basename "$config" .json)}
 log=${log:-$out/runs.tsv}
 mkdir -p "$out"
 
-# True when the config (or a --set) asks for skip-gram pretraining, so unsup.txt is worth passing.
-pretrains() {
-  case " ${sets[*]:-} " in *"model.embeddings=pretrain"*) return 0 ;; esac
-  $py -c 'import json,sys; sys.exit(json.load(open(sys.argv[1])).get("model",{}).get("embeddings")!="pretrain")' "$config"
+# A config value as the runs see it: the last --set of KEY (section.key) wins over the config
+# file; DEFAULT when neither has it.
+setting() {
+  local key=$1 default=$2 value="" set
+  for set in "${sets[@]:-}"; do
+    case $set in "$key="*) value=${set#"$key="} ;; esac
+  done
+  [ -n "$value" ] && { echo "$value"; return; }
+  $py -c 'import json,sys; s,k=sys.argv[2].split("."); v=json.load(open(sys.argv[1])).get(s,{}).get(k)
+print(sys.argv[3] if v is None else v)' "$config" "$key" "$default"
 }
 
-# The ensemble size the runs train (trainer.ensemble: a --set wins over the config; 1 if neither).
-ensemble_size() {
-  local set size=""
-  for set in "${sets[@]:-}"; do
-    case $set in trainer.ensemble=*) size=${set#trainer.ensemble=} ;; esac
-  done
-  [ -n "${size:-}" ] && { echo "$size"; return; }
-  $py -c 'import json,sys; print(json.load(open(sys.argv[1])).get("trainer",{}).get("ensemble",1))' "$config"
-}
+# True when the runs pretrain skip-gram vectors, so unsup.txt is worth passing.
+pretrains() { [ "$(setting model.embeddings null)" = pretrain ]; }
 
 # One han training; its summary line (plus wall seconds) is kept as <out>/<corpus>/seed<N>.json.
 run_han() {
@@ -95,7 +94,7 @@ run_baselines() {
   mv "$result.tmp" "$result"
 }
 
-step=$(ensemble_size)
+step=$(setting trainer.ensemble 1)
 for corpus in $corpora; do
   mkdir -p "$out/$corpus"
   [ "$baselines" = 1 ] && run_baselines "$corpus"
