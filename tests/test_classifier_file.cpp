@@ -3,6 +3,7 @@
 // or an ensemble in a format 1 file (ensembles came with format 2), is refused.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <string>
 
 #include "han/core/error.h"
@@ -84,9 +85,40 @@ TEST_CASE("a single model's file names its tensors as before ensembles, without 
   const Classifier one = small_classifier(1);
   save_classifier(dir.file("one.han"), one);
   std::vector<std::string> expected;
-  HanParams::fields(one.params, [&](const std::string& name, const Matrix&) { expected.push_back(name); });
+  HanParams::fields(one.params, [&](const std::string& name, const Matrix& m) {
+    if (m.size() != 0) expected.push_back(name);  // without model.bag, bag.W is (C, 0) and not stored
+  });
+  CHECK(std::count(expected.begin(), expected.end(), "bag.W") == 0);
   std::vector<std::string> stored;
   for (const NamedTensor& t : load_model_file(dir.file("one.han")).tensors) stored.push_back(t.name);
   CHECK(stored == expected);
   CHECK_FALSE(load_model_file(dir.file("one.han")).header["config"]["trainer"].contains("ensemble"));
+}
+
+TEST_CASE("a model with the bag-of-words term stores bag.W, reads it back exactly and counts it", "[classifier]") {
+  const test::TempDir dir;
+  Classifier c = small_classifier(2);
+  c.config.model.bag = Bag::words;
+  Rng rng(5);
+  c.params = han_init(c.config.model, 4, 2, rng);
+  c.more_members = {han_init(c.config.model, 4, 2, rng)};
+  for (HanParams* m : {&c.params, &c.more_members[0]}) m->bag.W.setRandom();
+  save_classifier(dir.file("bag.han"), c);
+  std::vector<std::string> stored;
+  for (const NamedTensor& t : load_model_file(dir.file("bag.han")).tensors) stored.push_back(t.name);
+  CHECK(std::count(stored.begin(), stored.end(), "member1.bag.W") == 1);
+  CHECK(std::count(stored.begin(), stored.end(), "member2.bag.W") == 1);
+  const Classifier got = load_classifier(dir.file("bag.han"));
+  CHECK(got.config.model.bag == Bag::words);
+  CHECK(got.params.bag.W.rows() == 2);
+  CHECK(got.params.bag.W.cols() == 4);
+  CHECK(same_params(got.params, c.params));
+  CHECK(same_params(got.more_members[0], c.more_members[0]));
+  // A file whose config says bag words but lacks the tensor is refused, naming it.
+  ModelFileContents contents = load_model_file(dir.file("bag.han"));
+  contents.tensors.erase(std::remove_if(contents.tensors.begin(), contents.tensors.end(),
+                                        [](const NamedTensor& t) { return t.name == "member2.bag.W"; }),
+                         contents.tensors.end());
+  save_model_file(dir.file("no_bag.han"), contents.header, contents.tensors);
+  CHECK_THROWS_WITH(load_classifier(dir.file("no_bag.han")), Contains("no_bag.han: model file is corrupted"));
 }

@@ -41,9 +41,11 @@ ModelConfig small_config() {
 
 // Every parameter's gradient through the head's loss, against finite differences.
 void check_model_gradients(const OutputHead& head, const LossConfig& loss_config, const Batch& batch, Index outputs) {
-  const ModelConfig cfg = small_config();
+  ModelConfig cfg = small_config();
+  cfg.bag = Bag::words;  // the bag-of-words term feeds each head's logits too
   Rng rng(5);
   HanParams p = han_init(cfg, 12, outputs, rng);
+  fill_uniform(p.bag.W, -1, 1, rng);
   auto loss = [&](Matrix* d_logits, HanCache& c) {
     const Matrix logits = han_forward(p, cfg, batch, nullptr, c);
     Matrix d;

@@ -124,6 +124,8 @@ void visit_fields(ModelConfig& c, V& v) {
   v.integer("attention_dim", c.attention_dim, IntRange{1, 4096}, "attention projection size A");
   v.enumeration("mask", c.mask, "treatment of padded positions in attention");
   v.enumeration("pooling", c.pooling, "how word and sentence states are pooled");
+  v.enumeration("bag", c.bag,
+                "words: add a linear term over each document's bag of words (sublinear tf, L2-normalised) to the logits");
   v.real("dropout", c.dropout, RealRange{0.0, 1.0, false, true}, "dropout on the document vector");
   v.real("sentence_dropout", c.sentence_dropout, RealRange{0.0, 1.0, false, true},
          "dropout on sentence vectors, between the word and sentence levels");
@@ -683,7 +685,7 @@ nlohmann::json config_to_json(const Config& c) {
       {"model", "word_dropout"},     {"optimizer", "warmup"},       {"trainer", "select"},
       {"trainer", "ensemble"},       {"model", "task"},             {"data", "label_separator"},   {"data", "target_key"},
       {"trainer", "init"},           {"trainer", "extend_vocab"},   {"data", "cache"},
-      {"trainer", "calibrate"},      {"optimizer", "embedding_lr_scale"}};
+      {"trainer", "calibrate"},      {"optimizer", "embedding_lr_scale"}, {"model", "bag"}};
   for (const auto& [section, key] : later_keys)
     if (out[section][key] == defaults[section][key]) out[section].erase(key);
   if (out["embed"] == defaults["embed"] && !pretrains_embeddings(c.model)) out.erase("embed");

@@ -76,6 +76,7 @@ HanParams take_member(std::vector<NamedTensor>& tensors, const Classifier& c, co
       ++matched;
       return;
     }
+    if (m.size() == 0) return;  // an empty tensor (the bag term when off) is not stored
     throw Error(path + ": model file is corrupted (tensor " + name + " is missing)");
   });
   return params;
@@ -108,7 +109,7 @@ void save_classifier(const std::string& path, const Classifier& c, const nlohman
   for (int k = 0; k < n; ++k) {
     const std::string prefix = member_tensor_prefix(k + 1, n);
     HanParams::fields(*members[k], [&](const std::string& name, const Matrix& m) {
-      tensors.push_back({prefix + name, m});
+      if (m.size() != 0) tensors.push_back({prefix + name, m});
     });
   }
   tensors.insert(tensors.end(), extra_tensors.begin(), extra_tensors.end());

@@ -12,6 +12,7 @@ HanParams han_init(const ModelConfig& cfg, Index vocab_size, Index classes, Rng&
   p.sentence_gru = bigru_init(2 * cfg.word_hidden, cfg.sentence_hidden, rng);
   p.sentence_attention = attention_init(2 * cfg.sentence_hidden, cfg.attention_dim, rng);
   p.output = linear_init(2 * cfg.sentence_hidden, classes, rng);
+  p.bag = bag_init(cfg.bag == Bag::words ? vocab_size : 0, classes);
   return p;
 }
 
@@ -23,6 +24,7 @@ HanParams han_shape(const ModelConfig& cfg, Index vocab_size, Index classes) {
   p.sentence_gru = bigru_shape(2 * cfg.word_hidden, cfg.sentence_hidden);
   p.sentence_attention = attention_shape(2 * cfg.sentence_hidden, cfg.attention_dim);
   p.output = linear_shape(2 * cfg.sentence_hidden, classes);
+  p.bag.W.resize(classes, cfg.bag == Bag::words ? vocab_size : 0);
   return p;
 }
 
@@ -30,8 +32,9 @@ double han_parameter_count(const ModelConfig& cfg, Index vocab_size, Index class
   const double E = cfg.embedding_dim, Hw = cfg.word_hidden, Hs = cfg.sentence_hidden, A = cfg.attention_dim;
   auto bigru = [](double in, double h) { return 2 * (3 * h * in + 3 * h * h + 6 * h); };
   auto attention = [&](double in) { return A * in + 2 * A; };
+  const double bag = cfg.bag == Bag::words ? static_cast<double>(classes) * static_cast<double>(vocab_size) : 0;
   return E * static_cast<double>(vocab_size) + bigru(E, Hw) + attention(2 * Hw) + bigru(2 * Hw, Hs) +
-         attention(2 * Hs) + static_cast<double>(classes) * (2 * Hs + 1);
+         attention(2 * Hs) + static_cast<double>(classes) * (2 * Hs + 1) + bag;
 }
 
 Matrix han_forward(const HanParams& p, const ModelConfig& cfg, const Batch& batch,
@@ -75,11 +78,22 @@ Matrix han_forward(const HanParams& p, const ModelConfig& cfg, const Batch& batc
   Matrix docs = attention_forward(p.sentence_attention, sentence_states, batch.sentence_mask,
                                   cfg.mask, cfg.pooling, c.sentence_attention);  // (2Hs, B)
   if (c.dropout.document.size() != 0) docs.array() *= c.dropout.document.array();
-  return linear_forward(p.output, docs, c.output);
+  Matrix logits = linear_forward(p.output, docs, c.output);
+  if (cfg.bag == Bag::words) {
+    // The bag reads the tokens the HAN reads (after the caps and word dropout).
+    std::vector<Index> doc_tokens(B, 0);
+    for (Index col = 0; col < S * B; ++col) doc_tokens[col / S] += sentence_lengths[col];
+    c.bag = bag_features(c.token_ids, doc_tokens);
+    bag_forward(p.bag, c.bag, logits);
+  } else {
+    c.bag = BagFeatures{};
+  }
+  return logits;
 }
 
 void han_backward(const HanParams& p, HanCache& c, const Matrix& d_logits, HanParams& g,
                   bool train_embeddings) {
+  if (!c.bag.start.empty()) bag_backward(c.bag, d_logits, g.bag);
   Matrix d_docs = linear_backward(p.output, c.output, d_logits, g.output);
   if (c.dropout.document.size() != 0) d_docs.array() *= c.dropout.document.array();
   const Matrix d_sentence_states =

@@ -19,7 +19,8 @@ using nlohmann::json;
 // The settings that shape the parameters or the vocabulary: a run from a model cannot change them.
 const std::pair<const char*, const char*> kArchitectureKeys[] = {
     {"model", "embedding_dim"}, {"model", "word_hidden"}, {"model", "sentence_hidden"}, {"model", "attention_dim"},
-    {"model", "mask"},          {"model", "pooling"},     {"tokenizer", "lowercase"},  {"tokenizer", "version"}};
+    {"model", "mask"},          {"model", "pooling"},     {"model", "bag"},
+    {"tokenizer", "lowercase"}, {"tokenizer", "version"}};
 
 bool sets_key(const json& given, const std::string& section, const std::string& key) {
   if (!given.is_object() || !given.contains(section)) return false;
@@ -101,6 +102,10 @@ void start_from_parent(Classifier& model, const Classifier& parent) {
   HanParams::fields(model.params, [&](const std::string& name, Matrix& m) {
     const Matrix& p = *from.at(name);
     if (name == "embedding.table") {  // the parent's words first, the new words' columns stay fresh
+      HAN_ASSERT(p.rows() == m.rows() && p.cols() <= m.cols());
+      m.leftCols(p.cols()) = p;
+    } else if (name.rfind("bag.", 0) == 0) {  // word columns, like the embeddings; per label, like the output
+      if (!same_labels) return;
       HAN_ASSERT(p.rows() == m.rows() && p.cols() <= m.cols());
       m.leftCols(p.cols()) = p;
     } else if (same_labels || name.rfind("output.", 0) != 0) {

@@ -166,6 +166,8 @@ std::vector<ParamRef> TrainingRun::trained_refs() {
   std::vector<ParamRef> refs = zip_params(model_.params, workers_.grads());
   const auto is_embedding = [](const ParamRef& r) { return r.name == "embedding.table"; };
   if (!train_embeddings_) refs.erase(std::remove_if(refs.begin(), refs.end(), is_embedding), refs.end());
+  // Empty tensors (the bag term when off) have nothing to train or checkpoint.
+  refs.erase(std::remove_if(refs.begin(), refs.end(), [](const ParamRef& r) { return r.value->size() == 0; }), refs.end());
   for (ParamRef& r : refs)
     if (is_embedding(r)) r.lr_scale = cfg_.optimizer.embedding_lr_scale;
   return refs;

@@ -46,6 +46,7 @@ struct ModelConfig {
   int attention_dim = 100;   // A
   MaskMode mask = MaskMode::renorm;
   Pooling pooling = Pooling::attention;
+  Bag bag = Bag::none;  // words: a bag-of-words linear term added to the logits
   double dropout = 0.0;           // on the document vector
   double sentence_dropout = 0.0;  // on sentence vectors, between the word and sentence levels
   double embedding_dropout = 0.0; // on word embedding values

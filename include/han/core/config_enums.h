@@ -11,6 +11,8 @@ namespace han {
 
 enum class MaskMode { none, renorm, additive };
 enum class Pooling { attention, mean };
+// A linear term over each document's bag of words beside the HAN (nn/layers/bag.h).
+enum class Bag { none, words };
 enum class BatchStrategy { bucket, random };
 enum class DataFormat { jsonl, fasttext, tsv, folder };
 enum class OptimizerName { adam, sgd, adamw };
@@ -48,6 +50,10 @@ struct EnumNames<MaskMode> {
 template <>
 struct EnumNames<Pooling> {
   static constexpr std::array<const char*, 2> names = {"attention", "mean"};
+};
+template <>
+struct EnumNames<Bag> {
+  static constexpr std::array<const char*, 2> names = {"none", "words"};
 };
 template <>
 struct EnumNames<BatchStrategy> {

@@ -1,7 +1,7 @@
 #pragma once
 // The HAN: word level (embedding -> word biGRU -> word attention -> sentence vectors)
 // then sentence level (sentence biGRU -> sentence attention -> document vector)
-// -> linear -> logits, with dropout (nn/dropout.h) in training. Only real tokens and real sentences are computed;
+// -> linear -> logits (+ the bag-of-words term, nn/layers/bag.h, with model.bag = words), with dropout (nn/dropout.h) in training. Only real tokens and real sentences are computed;
 // padding reaches the attention softmax alone, as model.mask dictates.
 #include <cstdint>
 #include <string>
@@ -12,6 +12,7 @@
 #include "han/core/config.h"
 #include "han/nn/dropout.h"
 #include "han/nn/layers/attention.h"
+#include "han/nn/layers/bag.h"
 #include "han/nn/layers/embedding.h"
 #include "han/nn/layers/gru.h"
 #include "han/nn/layers/linear.h"
@@ -26,6 +27,7 @@ struct HanParams {
   BiGruParams sentence_gru;
   AttentionParams sentence_attention;
   LinearParams output;
+  BagParams bag;  // W is (C, 0) without model.bag: no tensor is stored then
 
   template <class Self, class F>
   static void fields(Self& s, F&& f) {
@@ -35,6 +37,7 @@ struct HanParams {
     visit_prefixed(s.sentence_gru, "sentence_gru.", f);
     visit_prefixed(s.sentence_attention, "sentence_attention.", f);
     visit_prefixed(s.output, "output.", f);
+    visit_prefixed(s.bag, "bag.", f);
   }
 
  private:
@@ -65,6 +68,7 @@ struct HanCache {
   BiGruCache sentence_gru;
   AttentionCache sentence_attention;           // alpha: (S, B) sentence weights
   LinearCache output;
+  BagFeatures bag;                             // with model.bag
 };
 
 // logits (C, B). dropout: the shard's training noise, or null for none.

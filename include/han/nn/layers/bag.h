@@ -1,0 +1,40 @@
+#pragma once
+// The bag-of-words term (model.bag = words): a linear function of each document's word
+// counts added to the HAN's logits, the "wide" half of a wide & deep model. The HAN reads
+// words in order but forgets rare ones; a linear model over the bag keeps every word's own
+// weight, which is what a TF-IDF linear classifier wins on. Features are sublinear term
+// frequencies, 1 + ln(count), scaled to unit L2 norm per document (PAD never occurs; <unk>
+// counts as a word).
+#include <cstdint>
+#include <vector>
+
+#include "han/core/types.h"
+
+namespace han {
+
+struct BagParams {
+  Matrix W;  // (C, V): one column of logit weights per vocabulary word; (C, 0) when off
+  template <class Self, class F>
+  static void fields(Self& s, F&& f) {
+    f("W", s.W);
+  }
+};
+
+// The documents' features, sparse: document b's words are ids[start[b] .. start[b+1]),
+// each once, with its feature value.
+struct BagFeatures {
+  std::vector<Index> start;  // (B + 1)
+  std::vector<std::int32_t> ids;
+  std::vector<Scalar> values;
+};
+
+// tokens: the batch's token ids, document by document; doc_tokens: how many each has.
+BagFeatures bag_features(const std::vector<std::int32_t>& tokens, const std::vector<Index>& doc_tokens);
+// Zeros: a linear term starts from "no opinion" (its loss is convex in W).
+BagParams bag_init(Index vocab_size, Index outputs);
+// logits (C, B) += W x_b for every document b.
+void bag_forward(const BagParams& p, const BagFeatures& x, Matrix& logits);
+// g.W += d_logits x^T, column by column of the words present.
+void bag_backward(const BagFeatures& x, const Matrix& d_logits, BagParams& g);
+
+}  // namespace han
