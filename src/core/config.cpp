@@ -616,16 +616,15 @@ std::pair<std::size_t, std::size_t> line_col(const std::string& text, std::size_
   return {line, col};
 }
 
-// Every key of a config (the visitors take mutable references: `c` is a copy).
-json all_keys_json(Config c) {
+}  // namespace
+
+json config_to_full_json(Config c) {  // the visitors take mutable references: `c` is a copy
   json out = json::object();
   Writer w;
   w.out = &out;
   visit_sections(c, w);
   return out;
 }
-
-}  // namespace
 
 // ---------------------------------------------------------------------------
 // Public API.
@@ -674,12 +673,12 @@ Config stored_config_from_json(const nlohmann::json& j, const std::string& origi
 }
 
 nlohmann::json config_to_json(const Config& c) {
-  json out = all_keys_json(c);
+  json out = config_to_full_json(c);
   // Settings added after han 0.1.0 are left out while they hold their defaults, so a config
   // that does not use them is written as before: model headers, checkpoints and the
   // fingerprints of stored ablation runs stay the same (reading fills in the defaults).
   // A run that pretrains records its embed settings.
-  static const json defaults = all_keys_json(Config{});
+  static const json defaults = config_to_full_json(Config{});
   static const std::pair<const char*, const char*> later_keys[] = {
       {"data", "unlabeled"},         {"model", "sentence_dropout"}, {"model", "embedding_dropout"},
       {"model", "word_dropout"},     {"optimizer", "warmup"},       {"trainer", "select"},

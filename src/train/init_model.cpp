@@ -73,8 +73,9 @@ Config inherit_from_parent(const Config& cfg, const json& given, const Classifie
     throw Error(origin("model.embeddings") + ": model.embeddings: a run that starts from a model (trainer.init, --init) "
                 "takes that model's embeddings; leave model.embeddings out (trainer.extend_vocab=true gives new words "
                 "fresh ones)");
-  const json parent_cfg = config_to_json(parent.config);
-  json merged = config_to_json(cfg);
+  // Every key spelled out: a key left out at its default must compare and inherit as that default.
+  const json parent_cfg = config_to_full_json(parent.config);
+  json merged = config_to_full_json(cfg);
   refuse_changed_architecture(merged, given, parent_cfg, cfg.trainer.init, origin);
   for (const char* section : {"tokenizer", "model"})
     for (const auto& [key, value] : parent_cfg[section].items())

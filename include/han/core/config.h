@@ -139,7 +139,10 @@ struct Config {
 
 // Parses a full config object. `origin` (e.g. the file name) prefixes error messages.
 Config config_from_json(const nlohmann::json& j, const std::string& origin);
+// Leaves out the keys added after han 0.1.0 while they hold their defaults (stored headers stay as they were).
 nlohmann::json config_to_json(const Config& c);
+// Every key, defaults included (to compare two configs key by key).
+nlohmann::json config_to_full_json(Config c);
 // The same for a config han wrote itself (a model file, a run folder): a key added since
 // takes the value that reproduces how that model was made.
 Config stored_config_from_json(const nlohmann::json& j, const std::string& origin);
