@@ -1,6 +1,6 @@
 // model.bag = words as a user meets it: han train writes a model whose bag-of-words
-// weights learned the corpus's telling words, predict and eval read it, and a run
-// started from it (--init) keeps its weights, growing them for new words.
+// weights learned the corpus's telling words, predict and eval read it, han info lists
+// them, and a run started from it (--init) keeps its weights, growing them for new words.
 #include <catch2/catch.hpp>
 
 #include <nlohmann/json.hpp>
@@ -70,6 +70,17 @@ TEST_CASE("model.bag=words: the bag learns the telling words, predict and eval r
   REQUIRE(rows.size() == 2);
   CHECK(rows[0].rfind("pos\t", 0) == 0);
   CHECK(rows[1].rfind("neg\t", 0) == 0);
+
+  // han info lists the words the term weighs most for each label.
+  const RunResult info = run(han_cmd("info --model " + dir.file("run/model.han")));
+  INFO(info.err);
+  CHECK_THAT(info.out, Catch::Contains("bag words: neg "));
+  CHECK_THAT(info.out, Catch::Contains("bag words: pos "));
+  const json info_json = json::parse(run(han_cmd("info --json --model " + dir.file("run/model.han"))).out);
+  REQUIRE(info_json["bag_words"].size() == 2);
+  const std::string top_neg = info_json["bag_words"][0]["words"][0][0];
+  CHECK(info_json["bag_words"][0]["answer"] == "neg");
+  CHECK(leaning(model, top_neg, "neg") > 0.05);
 
   // Trained further on more documents with new words: the old columns go on from the model.
   const std::string more = head_of_data(dir, "data/test.jsonl", 600, "more.jsonl");

@@ -72,7 +72,7 @@ Matrix score_documents(const Classifier& c, const Documents& docs, const EvalArg
 }
 
 // "calibration: temperature 1.52, ECE 0.0812 -> 0.0213 (15 bins), NLL 0.4100 -> 0.3500"
-std::string calibration_text(const nlohmann::json& j) {
+std::string calibration_line(const nlohmann::json& j) {
   const auto number = [&](const char* key) {
     return j.contains(key) && j[key].is_number() ? format_fixed(j[key].get<double>(), 4) : std::string("n/a");
   };
@@ -123,7 +123,7 @@ void run_eval(EvalArgs& a) {
   std::string text = m.to_text(c.labels);
   if (!calibration.is_null()) {
     j["calibration"] = calibration;
-    text += calibration_text(calibration);
+    text += calibration_line(calibration);
   }
   if (head.task == Task::single && a.threshold >= 0) {
     const SelectiveScores selective = selective_scores(answers, gold_label_sets(Task::single, docs), a.threshold);

@@ -8,6 +8,7 @@
 #include "commands.h"
 #include "han/core/number_text.h"
 #include "han/core/text_table.h"
+#include "han/infer/bag_words.h"
 #include "han/infer/classifier.h"
 #include "han/infer/model_file.h"
 #include "han/nn/parameters.h"
@@ -64,7 +65,7 @@ std::string task_summary(const OutputHead& head) {
 }
 
 // The dev record of calibration (train/calibration.h): "ECE 0.0812 -> 0.0213, NLL 0.4100 -> 0.3500, ...".
-std::string calibration_text(const nlohmann::json& c) {
+std::string dev_calibration_text(const nlohmann::json& c) {
   std::string out;
   const auto pair = [&](const char* name, const char* before, const char* after) {
     if (!c.contains(before) || !c[before].is_number() || !c[after].is_number()) return;
@@ -75,6 +76,16 @@ std::string calibration_text(const nlohmann::json& c) {
   pair("NLL", "nll_before", "nll_after");
   pair("micro-F1 (thresholds 0.5 -> tuned)", "micro_f1_untuned", "micro_f1_tuned");
   return "on dev: " + out;
+}
+
+// model.bag: the words shown per answer, strongest first.
+constexpr std::size_t kBagWordsShown = 8;
+
+// "refund 1.32, remove 1.20, ..."
+std::string leaning_text(const BagLeaning& b) {
+  std::string out;
+  for (const auto& [word, lean] : b.words) out += (out.empty() ? "" : ", ") + word + " " + format_fixed(lean, 2);
+  return out.empty() ? "(none)" : out;
 }
 
 void run_info(const InfoArgs& a) {
@@ -94,6 +105,8 @@ void run_info(const InfoArgs& a) {
   if (header.contains("calibration")) info["calibration"] = header["calibration"];
   if (head_has_section(c.head)) info["head"] = head_to_json(c.head);
   if (!c.config.trainer.init.empty()) info["parent"] = c.config.trainer.init;  // the model it was trained from
+  const std::vector<BagLeaning> bag = bag_top_words(c, kBagWordsShown);
+  for (const BagLeaning& b : bag) info["bag_words"].push_back({{"answer", b.answer}, {"words", b.words}});
   if (a.json) {
     std::printf("%s\n", info.dump().c_str());
     return;
@@ -117,8 +130,9 @@ void run_info(const InfoArgs& a) {
     rows.push_back({"trained", trained.dump()});
   }
   if (header.contains("calibration") && header["calibration"].is_object())
-    rows.push_back({"calibration", calibration_text(header["calibration"])});
+    rows.push_back({"calibration", dev_calibration_text(header["calibration"])});
   if (!c.config.trainer.init.empty()) rows.push_back({"parent model", c.config.trainer.init});
+  for (const BagLeaning& b : bag) rows.push_back({"bag words: " + b.answer, leaning_text(b)});
   std::fputs(text_table(rows, "   ").c_str(), stdout);
   std::printf("config\n%s\n", config_to_json(c.config).dump(2).c_str());
 }

@@ -165,6 +165,9 @@ void visit_fields(OptimizerConfig& c, V& v) {
          "fraction of training steps over which lr rises linearly from 0");
   v.real("embedding_lr_scale", c.embedding_lr_scale, RealRange{0.0, 10.0, false, false},
          "the embedding table's learning rate as a multiple of lr (schedule included); 0 = kept fixed");
+  v.real("bag_lr_scale", c.bag_lr_scale, RealRange{0.0, 1000.0, true, false},
+         "model.bag's weights' learning rate as a multiple of lr (schedule included): a linear term on sparse "
+         "features learns at a higher rate than the network");
 }
 
 template <class V>
@@ -684,7 +687,8 @@ nlohmann::json config_to_json(const Config& c) {
       {"model", "word_dropout"},     {"optimizer", "warmup"},       {"trainer", "select"},
       {"trainer", "ensemble"},       {"model", "task"},             {"data", "label_separator"},   {"data", "target_key"},
       {"trainer", "init"},           {"trainer", "extend_vocab"},   {"data", "cache"},
-      {"trainer", "calibrate"},      {"optimizer", "embedding_lr_scale"}, {"model", "bag"}};
+      {"trainer", "calibrate"},      {"optimizer", "embedding_lr_scale"}, {"model", "bag"},
+      {"optimizer", "bag_lr_scale"}};
   for (const auto& [section, key] : later_keys)
     if (out[section][key] == defaults[section][key]) out[section].erase(key);
   if (out["embed"] == defaults["embed"] && !pretrains_embeddings(c.model)) out.erase("embed");

@@ -20,7 +20,7 @@ namespace {
 // workers that are busy with the outer call.
 thread_local bool t_in_task = false;
 
-using Task = std::function<void(int)>;
+using IndexedTask = std::function<void(int)>;
 
 // How long a thread that ran out of work keeps looking for more before it sleeps: the
 // next call usually comes within microseconds (the next batch, the optimizer's pieces),
@@ -39,7 +39,7 @@ bool spin_until(Done done) {
 }
 
 // Runs fn(k), keeping what it throws for the caller.
-void run_task(const Task& fn, int k, std::exception_ptr& error) {
+void run_task(const IndexedTask& fn, int k, std::exception_ptr& error) {
   try {
     fn(k);
   } catch (...) {
@@ -48,7 +48,7 @@ void run_task(const Task& fn, int k, std::exception_ptr& error) {
 }
 
 // Every task on the calling thread, one after another.
-void run_in_turn(int n, const Task& fn, std::vector<std::exception_ptr>& errors) {
+void run_in_turn(int n, const IndexedTask& fn, std::vector<std::exception_ptr>& errors) {
   for (int k = 0; k < n; ++k) run_task(fn, k, errors[k]);
 }
 
@@ -66,7 +66,7 @@ class Pool {
   }
 
   // False (nothing run) when another thread's call holds the pool.
-  bool try_run(int n, const Task& fn, std::vector<std::exception_ptr>& errors) {
+  bool try_run(int n, const IndexedTask& fn, std::vector<std::exception_ptr>& errors) {
     std::unique_lock<std::mutex> call(call_mutex_, std::try_to_lock);
     if (!call.owns_lock()) return false;
     int helpers;
@@ -126,7 +126,7 @@ class Pool {
       self.wake.wait(lock, [&] { return stopping_ || (job_ != seen && index < helpers_); });
       if (stopping_) return;
       seen = job_;
-      const Task& fn = *task_;
+      const IndexedTask& fn = *task_;
       std::exception_ptr& error = errors_[index + 1];
       lock.unlock();
       run_task(fn, index + 1, error);
@@ -140,7 +140,7 @@ class Pool {
   std::condition_variable done_;
   std::vector<std::unique_ptr<Worker>> workers_;
   std::atomic<std::uint64_t> job_{0};  // counts calls: a worker runs each call's task once
-  const Task* task_ = nullptr;
+  const IndexedTask* task_ = nullptr;
   std::exception_ptr* errors_ = nullptr;
   int helpers_ = 0;  // workers taking part in the current call
   std::atomic<int> pending_{0};  // of those, how many are still running their task

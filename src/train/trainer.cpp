@@ -170,6 +170,7 @@ std::vector<ParamRef> TrainingRun::trained_refs() {
   refs.erase(std::remove_if(refs.begin(), refs.end(), [](const ParamRef& r) { return r.value->size() == 0; }), refs.end());
   for (ParamRef& r : refs)
     if (is_embedding(r)) r.lr_scale = cfg_.optimizer.embedding_lr_scale;
+    else if (r.name.rfind("bag.", 0) == 0) r.lr_scale = cfg_.optimizer.bag_lr_scale;
   return refs;
 }
 

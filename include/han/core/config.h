@@ -76,6 +76,7 @@ struct OptimizerConfig {
   LrSchedule schedule = LrSchedule::constant;
   double warmup = 0.0;  // fraction of the training steps over which lr rises from 0
   double embedding_lr_scale = 1.0;  // the embedding table's lr as a multiple of lr; 0 = frozen
+  double bag_lr_scale = 10.0;       // model.bag's weights' lr as a multiple of lr
 };
 
 struct TrainerConfig {

@@ -1,0 +1,42 @@
+#include "han/infer/bag_words.h"
+
+#include <algorithm>
+
+#include "han/text/vocab.h"
+
+namespace han {
+namespace {
+
+// The `n` words with the largest lean (a row of the members' mean weights, centred).
+std::vector<std::pair<std::string, double>> strongest(const Vector& lean, const Vocab& vocab, std::size_t n) {
+  std::vector<Index> ids;
+  for (Index id = 0; id < lean.size(); ++id)
+    if (id != Vocab::kPad && id != Vocab::kUnk && lean(id) > 0) ids.push_back(id);
+  n = std::min(n, ids.size());
+  std::partial_sort(ids.begin(), ids.begin() + static_cast<std::ptrdiff_t>(n), ids.end(),
+                    [&](Index a, Index b) { return lean(a) > lean(b) || (lean(a) == lean(b) && a < b); });
+  std::vector<std::pair<std::string, double>> out;
+  for (std::size_t k = 0; k < n; ++k) out.emplace_back(vocab.word(static_cast<std::int32_t>(ids[k])), lean(ids[k]));
+  return out;
+}
+
+}  // namespace
+
+std::vector<BagLeaning> bag_top_words(const Classifier& c, std::size_t per_answer) {
+  if (c.config.model.bag != Bag::words) return {};
+  Matrix mean = Matrix::Zero(c.params.bag.W.rows(), c.params.bag.W.cols());
+  for (const HanParams* m : c.members()) mean += m->bag.W;
+  mean /= static_cast<Scalar>(c.members().size());
+  if (c.head.task == Task::regression) {
+    const Vector up = mean.row(0).transpose();
+    return {{"higher", strongest(up, c.vocab, per_answer)}, {"lower", strongest(-up, c.vocab, per_answer)}};
+  }
+  const Vector centre = mean.colwise().mean().transpose();
+  std::vector<BagLeaning> out;
+  for (Index label = 0; label < mean.rows(); ++label)
+    out.push_back({c.labels[static_cast<std::size_t>(label)],
+                   strongest(mean.row(label).transpose() - centre, c.vocab, per_answer)});
+  return out;
+}
+
+}  // namespace han
