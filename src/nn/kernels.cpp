@@ -5,8 +5,43 @@
 
 #include "han/core/error.h"
 
+// Under AddressSanitizer the kernel variants are built uninstrumented (CMakeLists.txt), so the
+// operands' extents are checked here, before each call.
+#if defined(__SANITIZE_ADDRESS__)
+#define HAN_CHECK_KERNEL_OPERANDS 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define HAN_CHECK_KERNEL_OPERANDS 1
+#endif
+#endif
+#ifdef HAN_CHECK_KERNEL_OPERANDS
+#include <sanitizer/asan_interface.h>
+
+#include <cstdio>
+#endif
+
 namespace han {
 namespace {
+
+// Every byte a kernel may touch of a column-major view: columns 0..cols-1, rows 0..rows-1 of
+// each, ld apart. Under ASan a poisoned byte (out of bounds, freed) is reported as ASan would
+// report the access, and the process aborts; otherwise this is nothing.
+template <class View>
+void require_addressable([[maybe_unused]] const View& v, [[maybe_unused]] const char* operand) {
+#ifdef HAN_CHECK_KERNEL_OPERANDS
+  if (v.rows() == 0 || v.cols() == 0) return;
+  const auto* first = reinterpret_cast<const char*>(v.data());
+  for (Index j = 0; j < v.cols(); ++j) {
+    void* column = const_cast<char*>(first + sizeof(float) * static_cast<std::size_t>(j * v.outerStride()));
+    if (void* bad = __asan_region_is_poisoned(column, sizeof(float) * static_cast<std::size_t>(v.rows()))) {
+      std::fprintf(stderr, "han: kernel operand %s (%ld x %ld, stride %ld) is not addressable at %p\n", operand,
+                   static_cast<long>(v.rows()), static_cast<long>(v.cols()), static_cast<long>(v.outerStride()), bad);
+      __asan_describe_address(bad);
+      std::abort();
+    }
+  }
+#endif
+}
 
 struct Variant {
   const char* name;
@@ -94,6 +129,9 @@ void gemm(const ConstMatrixView& a, Op op_a, const ConstMatrixView& b, Op op_b, 
   x.c = c.data();
   x.ldc = c.outerStride();
   x.accumulate = accumulate;
+  require_addressable(a, "gemm a");
+  require_addressable(b, "gemm b");
+  require_addressable(c, "gemm c");
   active_kernels().gemm(x);
 }
 
@@ -117,11 +155,17 @@ void gru_gates(const ConstMatrixView& g, const ConstMatrixView& gh_n, const Cons
   x.ldn = n.outerStride();
   x.h = h.data();
   x.ldh = h.outerStride();
+  require_addressable(g, "gru_gates g");
+  require_addressable(gh_n.topRows(x.hidden), "gru_gates gh_n");
+  require_addressable(h_prev.topRows(x.hidden), "gru_gates h_prev");
+  for (const MatrixView* out : {&r, &z, &n, &h}) require_addressable(*out, "gru_gates output");
   active_kernels().gru_gates(x);
 }
 
 void bias_tanh(MatrixView u, const Matrix& bias) {
   HAN_ASSERT(bias.rows() == u.rows() && bias.cols() == 1);
+  require_addressable(u, "bias_tanh u");
+  require_addressable(bias, "bias_tanh bias");
   active_kernels().bias_tanh({u.rows(), u.cols(), u.data(), u.outerStride(), bias.data()});
 }
 

@@ -1,8 +1,9 @@
 #pragma once
 // The HAN: word level (embedding -> word biGRU -> word attention -> sentence vectors)
 // then sentence level (sentence biGRU -> sentence attention -> document vector)
-// -> linear -> logits (+ the bag-of-words term, nn/layers/bag.h, with model.bag = words), with dropout (nn/dropout.h) in training. Only real tokens and real sentences are computed;
-// padding reaches the attention softmax alone, as model.mask dictates.
+// -> linear -> logits (+ the bag-of-words term, nn/layers/bag.h, with model.bag = words),
+// with dropout (nn/dropout.h) in training. Only real tokens and real sentences are
+// computed; padding reaches the attention softmax alone, as model.mask dictates.
 #include <cstdint>
 #include <string>
 #include <type_traits>
