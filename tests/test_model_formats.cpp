@@ -37,6 +37,10 @@ void check_same(const Classifier& a, const Classifier& b) {
   HanParams::fields(b.params, [&](const std::string& name, const Matrix& m) {
     INFO(name);
     REQUIRE(m.size() == mine[i]->size());
+    if (m.size() == 0) {  // bag.W without model.bag: no data pointer to compare
+      ++i;
+      return;
+    }
     CHECK(std::memcmp(m.data(), mine[i]->data(), sizeof(Scalar) * static_cast<std::size_t>(m.size())) == 0);
     ++i;
   });
