@@ -10,15 +10,13 @@
 #include "han/infer/classifier.h"
 #include "support/paths.h"
 #include "support/run.h"
+#include "support/small_model.h"
 #include "support/signal_run.h"
 
 using namespace han::test;
 using nlohmann::json;
 
 namespace {
-
-const std::string kTinyModel =
-    " --set model.embedding_dim=8 --set model.word_hidden=4 --set model.sentence_hidden=4 --set model.attention_dim=8";
 
 std::string train_args(const TempDir& dir, const std::string& train, const std::string& out, const std::string& more) {
   return "train --config " + source_path("configs/quickstart.json") + " --set data.train=" + train +

@@ -12,6 +12,7 @@
 
 #include "support/paths.h"
 #include "support/run.h"
+#include "support/small_model.h"
 #include "support/signal_run.h"
 
 using namespace han::test;
@@ -19,9 +20,6 @@ using nlohmann::json;
 namespace fs = std::filesystem;
 
 namespace {
-
-const std::string kTinyModel =
-    " --set model.embedding_dim=8 --set model.word_hidden=4 --set model.sentence_hidden=4 --set model.attention_dim=8";
 
 struct Data {
   std::string train, dev, test;

@@ -9,15 +9,13 @@
 
 #include "support/paths.h"
 #include "support/run.h"
+#include "support/small_model.h"
 #include "support/signal_run.h"
 
 using namespace han::test;
 namespace fs = std::filesystem;
 
 namespace {
-
-const std::string kTinyModel =
-    " --set model.embedding_dim=8 --set model.word_hidden=4 --set model.sentence_hidden=4 --set model.attention_dim=8";
 
 // `han train` on `train` (a data file) into `out`, a tiny model: a second or two.
 std::string train_args(const std::string& train, const std::string& out, const std::string& more = "") {
