@@ -341,6 +341,7 @@ TEST_CASE("config_reference lists every key once with default and range", "[conf
   every_key.optimizer.embedding_lr_scale = 0.1;
   every_key.model.bag = han::Bag::words;
   every_key.optimizer.bag_lr_scale = 3;
+  every_key.model.linear_member = true;
   // At their defaults, they are left out (stored ablation runs keep their fingerprints).
   const json defaults = han::config_to_json(han::Config{});
   for (const char* key : {"sentence_dropout", "embedding_dropout", "word_dropout"}) CHECK_FALSE(defaults["model"].contains(key));
@@ -358,6 +359,7 @@ TEST_CASE("config_reference lists every key once with default and range", "[conf
   CHECK_FALSE(defaults["optimizer"].contains("embedding_lr_scale"));
   CHECK_FALSE(defaults["model"].contains("bag"));
   CHECK_FALSE(defaults["optimizer"].contains("bag_lr_scale"));
+  CHECK_FALSE(defaults["model"].contains("linear_member"));
   const json j = han::config_to_json(every_key);
   std::size_t keys = 0;
   for (const auto& sec : j.items()) {

@@ -78,7 +78,13 @@ std::string dev_calibration_text(const nlohmann::json& c) {
   return "on dev: " + out;
 }
 
-// model.bag: the words shown per answer, strongest first.
+// " (3 members)", " (3 members and a linear member)", " (with a linear member)" or "".
+std::string parameters_note(int members, bool linear) {
+  if (members > 1) return " (" + std::to_string(members) + " members" + (linear ? " and a linear member)" : ")");
+  return linear ? " (with a linear member)" : "";
+}
+
+// model.bag, model.linear_member: the words shown per answer, strongest first.
 constexpr std::size_t kBagWordsShown = 8;
 
 // "refund 1.32, remove 1.20, ..."
@@ -92,7 +98,8 @@ void run_info(const InfoArgs& a) {
   nlohmann::json header;
   const Classifier c = load_classifier(a.model, nullptr, &header);  // validates the whole file
   const int members = c.config.trainer.ensemble;
-  const Index parameters = parameter_count(c.params) * members;
+  const LinearMemberParams* linear = c.linear_member();
+  const Index parameters = parameter_count(c.params) * members + (linear ? linear->W.size() + linear->b.size() : 0);
   nlohmann::json info = {{"model", a.model},
                          {"format_version", c.format_version},
                          {"task", to_string(c.head.task)},
@@ -119,7 +126,7 @@ void run_info(const InfoArgs& a) {
       {"labels (" + std::to_string(c.labels.size()) + ")", labels},
       {"task", task_summary(c.head)},
       {"vocabulary", std::to_string(c.vocab.size()) + " words"},
-      {"parameters", std::to_string(parameters) + (members > 1 ? " (" + std::to_string(members) + " members)" : "")}};
+      {"parameters", std::to_string(parameters) + parameters_note(members, linear != nullptr)}};
   if (members > 1) {
     const auto more = ensemble_rows(header.value("trained", nlohmann::json()), members);
     rows.insert(rows.end(), more.begin(), more.end());

@@ -156,11 +156,11 @@ void report_progress(TrainOptions& options, ProgressBar& bar, const LogOptions& 
 // The test scores of a model (or, given several members, of their ensemble) with its
 // head; null without a test set.
 nlohmann::json test_scores(const std::vector<const HanParams*>& members, const Config& cfg, const Corpus& corpus,
-                           const OutputHead& head) {
+                           const OutputHead& head, const LinearMemberParams* linear = nullptr) {
   if (corpus.test.empty()) return nullptr;
   spdlog::debug("scoring {} test documents", corpus.test.size());
   const auto start = std::chrono::steady_clock::now();
-  const TaskScores m = evaluate_task(Predictor(members, cfg.model, cfg.trainer.threads, head), corpus.test,
+  const TaskScores m = evaluate_task(Predictor(members, cfg.model, cfg.trainer.threads, head, linear), corpus.test,
                                      cfg.batching.batch_size);
   spdlog::debug("test scoring took {:.2f} s",
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
@@ -181,12 +181,17 @@ void print_summary(const TrainResult& result, const PreparedRun& run, const Corp
       {"stopped_early", result.stopped_early},
       {"dev_accuracy", finite_or_null(best.dev_accuracy)},
       {"dev_macro_f1", finite_or_null(best.dev_macro_f1)},
-      {"test", test_scores({&result.best_params}, run.config, corpus, result.head)},
+      {"test", test_scores({&result.best_params}, run.config, corpus, result.head,
+                           result.linear.params.empty() ? nullptr : &result.linear.params)},
       {"dev_calibration", calibration},
       {"train_documents", corpus.train.size()},
       {"skipped_empty", result.skipped_empty},
       {"seconds", result.seconds}};
   for (const auto& [name, value] : best.dev_more) summary["dev_" + name] = finite_or_null(value);
+  if (run.config.model.linear_member) summary["linear_member"] = result.linear.to_json();
+  // With a linear member, the dev scores are the model's: the best epoch's and the member's together.
+  if (result.dev_with_linear)
+    for (const auto& [name, value] : result.dev_with_linear->headline()) summary["dev_" + name] = finite_or_null(value);
   std::printf("%s\n", summary.dump().c_str());
   std::fflush(stdout);
 }
@@ -243,7 +248,8 @@ void print_ensemble_summary(const EnsembleResult& result, const PreparedRun& run
     members.push_back(results.back());
     members.back().erase("result");
   }
-  results.push_back(ensemble_result_json(cfg, result, test_scores(params, cfg, corpus, result.head)));
+  const LinearMemberParams* linear = result.linear.params.empty() ? nullptr : &result.linear.params;
+  results.push_back(ensemble_result_json(cfg, result, test_scores(params, cfg, corpus, result.head, linear)));
   write_ensemble_metrics(run.files.folder, cfg.trainer.ensemble, results);
   const nlohmann::json& ensemble = results.back();
   nlohmann::json summary = {{"model", run.files.model},
@@ -255,6 +261,7 @@ void print_ensemble_summary(const EnsembleResult& result, const PreparedRun& run
                             {"skipped_empty", skipped_empty},
                             {"seconds", result.seconds}};
   summary.update(dev_scores_of(ensemble));  // the task's dev scores
+  if (cfg.model.linear_member) summary["linear_member"] = result.linear.to_json();
   std::printf("%s\n", summary.dump().c_str());
   std::fflush(stdout);
 }

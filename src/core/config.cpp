@@ -126,6 +126,9 @@ void visit_fields(ModelConfig& c, V& v) {
   v.enumeration("pooling", c.pooling, "how word and sentence states are pooled");
   v.enumeration("bag", c.bag,
                 "words: add a linear term over each document's bag of words (sublinear tf, L2-normalised) to the logits");
+  v.boolean("linear_member", c.linear_member,
+            "also train a TF-IDF linear model over each document's bag of words and average its answers in as one "
+            "more ensemble member");
   v.real("dropout", c.dropout, RealRange{0.0, 1.0, false, true}, "dropout on the document vector");
   v.real("sentence_dropout", c.sentence_dropout, RealRange{0.0, 1.0, false, true},
          "dropout on sentence vectors, between the word and sentence levels");
@@ -688,7 +691,7 @@ nlohmann::json config_to_json(const Config& c) {
       {"trainer", "ensemble"},       {"model", "task"},             {"data", "label_separator"},   {"data", "target_key"},
       {"trainer", "init"},           {"trainer", "extend_vocab"},   {"data", "cache"},
       {"trainer", "calibrate"},      {"optimizer", "embedding_lr_scale"}, {"model", "bag"},
-      {"optimizer", "bag_lr_scale"}};
+      {"optimizer", "bag_lr_scale"}, {"model", "linear_member"}};
   for (const auto& [section, key] : later_keys)
     if (out[section][key] == defaults[section][key]) out[section].erase(key);
   if (out["embed"] == defaults["embed"] && !pretrains_embeddings(c.model)) out.erase("embed");

@@ -20,13 +20,20 @@ std::vector<std::pair<std::string, double>> strongest(const Vector& lean, const 
   return out;
 }
 
+// The weights shown: the linear member's, each word's times its idf (what one occurrence
+// weighs before the normalisation); else the bag term's, the members' mean.
+Matrix bag_weights(const Classifier& c) {
+  if (const LinearMemberParams* linear = c.linear_member()) return linear->W * linear->idf.col(0).asDiagonal();
+  Matrix mean = Matrix::Zero(c.params.bag.W.rows(), c.params.bag.W.cols());
+  for (const HanParams* m : c.members()) mean += m->bag.W;
+  return mean / static_cast<Scalar>(c.members().size());
+}
+
 }  // namespace
 
 std::vector<BagLeaning> bag_top_words(const Classifier& c, std::size_t per_answer) {
-  if (c.config.model.bag != Bag::words) return {};
-  Matrix mean = Matrix::Zero(c.params.bag.W.rows(), c.params.bag.W.cols());
-  for (const HanParams* m : c.members()) mean += m->bag.W;
-  mean /= static_cast<Scalar>(c.members().size());
+  if (c.config.model.bag != Bag::words && !c.linear_member()) return {};
+  const Matrix mean = bag_weights(c);
   if (c.head.task == Task::regression) {
     const Vector up = mean.row(0).transpose();
     return {{"higher", strongest(up, c.vocab, per_answer)}, {"lower", strongest(-up, c.vocab, per_answer)}};

@@ -59,13 +59,14 @@ std::string checkpoint_given_as_model(const std::string& path) {
          " (its best model so far is " + (dir / "model.han").string() + ")";
 }
 
-// One model's parameters, moved out of `tensors` (a taken tensor's name is cleared):
-// those named `prefix` + each parameter's name, in the shapes c's config gives.
-HanParams take_member(std::vector<NamedTensor>& tensors, const Classifier& c, const std::string& prefix,
-                      const std::string& path, std::size_t& matched) {
-  HanParams params = han_shape(c.config.model, static_cast<Index>(c.vocab.size()),
-                               head_outputs(c.config.model.task, c.labels.size()));
-  HanParams::fields(params, [&](const std::string& field, Matrix& m) {
+const std::string kLinearPrefix = "linear.";
+
+// Parameters of type P in the shapes `params` holds, moved out of `tensors` (a taken
+// tensor's name is cleared): those named `prefix` + each parameter's name.
+template <class P>
+P take_tensors(std::vector<NamedTensor>& tensors, P params, const std::string& prefix, const std::string& path,
+               std::size_t& matched) {
+  P::fields(params, [&](const std::string& field, Matrix& m) {
     const std::string name = prefix + field;
     for (NamedTensor& t : tensors) {
       if (t.name != name) continue;
@@ -80,6 +81,24 @@ HanParams take_member(std::vector<NamedTensor>& tensors, const Classifier& c, co
     throw Error(path + ": model file is corrupted (tensor " + name + " is missing)");
   });
   return params;
+}
+
+// One model's parameters, in the shapes c's config gives.
+HanParams take_member(std::vector<NamedTensor>& tensors, const Classifier& c, const std::string& prefix,
+                      const std::string& path, std::size_t& matched) {
+  return take_tensors(tensors,
+                      han_shape(c.config.model, static_cast<Index>(c.vocab.size()),
+                                head_outputs(c.config.model.task, c.labels.size())),
+                      prefix, path, matched);
+}
+
+// model.linear_member's model: (C, V), (C, 1) and (V, 1).
+LinearMemberParams take_linear_member(std::vector<NamedTensor>& tensors, const Classifier& c, const std::string& path,
+                                      std::size_t& matched) {
+  const Index outputs = head_outputs(c.config.model.task, c.labels.size());
+  const Index words = static_cast<Index>(c.vocab.size());
+  LinearMemberParams shape{Matrix(outputs, words), Matrix(outputs, 1), Matrix(words, 1)};
+  return take_tensors(tensors, std::move(shape), kLinearPrefix, path, matched);
 }
 
 }  // namespace
@@ -112,6 +131,10 @@ void save_classifier(const std::string& path, const Classifier& c, const nlohman
       if (m.size() != 0) tensors.push_back({prefix + name, m});
     });
   }
+  HAN_ASSERT(c.linear.empty() != c.config.model.linear_member);
+  LinearMemberParams::fields(c.linear, [&](const std::string& name, const Matrix& m) {
+    if (m.size() != 0) tensors.push_back({kLinearPrefix + name, m});
+  });
   tensors.insert(tensors.end(), extra_tensors.begin(), extra_tensors.end());
   save_model_file(path, header, tensors);
 }
@@ -138,12 +161,15 @@ Classifier load_classifier(const std::string& path, std::vector<NamedTensor>* ex
   // stored sizes are checked first, so a corrupt config cannot demand a huge allocation.
   double stored = 0;
   for (const NamedTensor& t : contents.tensors) stored += static_cast<double>(t.value.size());
-  const double expected = members * han_parameter_count(c.config.model, static_cast<Index>(c.vocab.size()), outputs);
+  const double words = static_cast<double>(c.vocab.size());
+  const double expected = members * han_parameter_count(c.config.model, static_cast<Index>(c.vocab.size()), outputs) +
+                          (c.config.model.linear_member ? (outputs + 1) * words + outputs : 0.0);
   if (stored < expected) throw Error(path + ": model file is corrupted (tensors do not match its config)");
   std::size_t matched = 0;
   c.params = take_member(contents.tensors, c, member_tensor_prefix(1, members), path, matched);
   for (int k = 2; k <= members; ++k)
     c.more_members.push_back(take_member(contents.tensors, c, member_tensor_prefix(k, members), path, matched));
+  if (c.config.model.linear_member) c.linear = take_linear_member(contents.tensors, c, path, matched);
   if (matched != contents.tensors.size()) {
     if (!extra_tensors) throw Error(path + ": model file is corrupted (unexpected tensors)");
     for (NamedTensor& t : contents.tensors)

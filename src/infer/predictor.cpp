@@ -55,8 +55,10 @@ void PaddingAttention::add(const PaddingAttention& o) {
 Predictor::Predictor(const HanParams& params, const ModelConfig& cfg, int threads, OutputHead head)
     : Predictor(std::vector<const HanParams*>{&params}, cfg, threads, std::move(head)) {}
 
-Predictor::Predictor(std::vector<const HanParams*> members, const ModelConfig& cfg, int threads, OutputHead head)
+Predictor::Predictor(std::vector<const HanParams*> members, const ModelConfig& cfg, int threads, OutputHead head,
+                     const LinearMemberParams* linear)
     : members_(std::move(members)),
+      linear_(linear),
       cfg_(cfg),
       head_(std::move(head)),
       member_head_(initial_head(head_.task, 0, head_.scale)),
@@ -71,13 +73,14 @@ void Predictor::fill_word_inputs(const Documents& docs, const std::vector<Index>
 }
 
 // The members' mean answers (C, B) for one shard. `cache` holds the first member's
-// forward state with the attention weights replaced by the members' mean.
-Matrix Predictor::forward_members(const Batch& shard, HanCache& cache) const {
+// forward state with the attention weights replaced by the HAN members' mean.
+Matrix Predictor::forward_members(const Documents& docs, const Batch& shard, HanCache& cache) const {
   // An ensemble's temperature applies to its members' mean (nn/head.h: ensemble_answers).
-  const OutputHead& each = members_.size() == 1 ? head_ : member_head_;
+  const bool single = members_.size() == 1 && !linear_;
+  const OutputHead& each = single ? head_ : member_head_;
   Matrix probs = head_answers(
       each, han_forward(*members_[0], cfg_, shard, nullptr, cache, /*for_backward=*/false, word_inputs_[0].table()));
-  if (members_.size() == 1) return probs;
+  if (single) return probs;
   for (std::size_t m = 1; m < members_.size(); ++m) {
     HanCache other;
     probs += head_answers(
@@ -85,10 +88,12 @@ Matrix Predictor::forward_members(const Batch& shard, HanCache& cache) const {
     cache.word_attention.alpha += other.word_attention.alpha;
     cache.sentence_attention.alpha += other.sentence_attention.alpha;
   }
-  const Scalar n = static_cast<Scalar>(members_.size());
-  cache.word_attention.alpha /= n;
-  cache.sentence_attention.alpha /= n;
-  return ensemble_answers(head_, probs / n);
+  const Scalar han_members = static_cast<Scalar>(members_.size());
+  cache.word_attention.alpha /= han_members;
+  cache.sentence_attention.alpha /= han_members;
+  if (linear_)
+    probs += head_answers(each, linear_member_logits(*linear_, linear_member_features(*linear_, docs, shard.documents)));
+  return ensemble_answers(head_, probs / (han_members + (linear_ ? 1 : 0)));
 }
 
 Matrix Predictor::predict_batch(const Documents& docs, const std::vector<Index>& indices,
@@ -106,7 +111,7 @@ Matrix Predictor::predict_batch(const Documents& docs, const std::vector<Index>&
   std::vector<PaddingAttention> shard_padding(shards.size());
   run_parallel(static_cast<int>(shards.size()), [&](int k) {
     HanCache cache;
-    probs[k] = forward_members(shards[k], cache);
+    probs[k] = forward_members(docs, shards[k], cache);
     if (padding) shard_padding[k] = padding_attention(cache);
     if (explanations)
       for (Index b = 0; b < shards[k].size(); ++b) shard_explanations[k].push_back(explain(shards[k], cache, b));

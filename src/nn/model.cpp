@@ -84,7 +84,7 @@ Matrix han_forward(const HanParams& p, const ModelConfig& cfg, const Batch& batc
     std::vector<Index> doc_tokens(B, 0);
     for (Index col = 0; col < S * B; ++col) doc_tokens[col / S] += sentence_lengths[col];
     c.bag = bag_features(c.token_ids, doc_tokens);
-    bag_forward(p.bag, c.bag, logits);
+    bag_forward(p.bag.W, c.bag, logits);
   } else {
     c.bag = BagFeatures{};
   }
@@ -93,7 +93,7 @@ Matrix han_forward(const HanParams& p, const ModelConfig& cfg, const Batch& batc
 
 void han_backward(const HanParams& p, HanCache& c, const Matrix& d_logits, HanParams& g,
                   bool train_embeddings) {
-  if (!c.bag.start.empty()) bag_backward(c.bag, d_logits, g.bag);
+  if (!c.bag.start.empty()) bag_backward(c.bag, d_logits, g.bag.W);
   Matrix d_docs = linear_backward(p.output, c.output, d_logits, g.output);
   if (c.dropout.document.size() != 0) d_docs.array() *= c.dropout.document.array();
   const Matrix d_sentence_states =

@@ -188,6 +188,13 @@ Corpus cached_corpus(const Config& cfg, const std::vector<std::string>& vector_w
 
 }  // namespace
 
+std::vector<double> label_rates(const Corpus& corpus) {
+  std::vector<double> rates(corpus.labels.size(), 0.0);
+  for (const DocumentView d : corpus.train)
+    for (std::int32_t c : d.label_set) rates[static_cast<std::size_t>(c)] += 1.0 / static_cast<double>(corpus.train.size());
+  return rates;
+}
+
 Config with_corpus_caps(Config cfg, const Corpus& corpus) {
   cfg.tokenizer.max_sentences = corpus.max_sentences;
   cfg.tokenizer.max_words = corpus.max_words;

@@ -84,6 +84,7 @@ Classifier ensemble_classifier(const Config& cfg, const Corpus& corpus, const En
   Classifier c{with_corpus_caps(cfg, corpus), corpus.vocab, corpus.labels, r.members.front().best_params, {},
                initial_head(cfg.model.task, corpus.labels.size(), corpus.targets)};
   for (std::size_t k = 1; k < r.members.size(); ++k) c.more_members.push_back(r.members[k].best_params);
+  c.linear = r.linear.params;
   return c;
 }
 
@@ -96,19 +97,24 @@ nlohmann::json trained_header(const Config& cfg, const EnsembleResult& r) {
   }
   nlohmann::json header = dev_scores_of(ensemble_result_json(cfg, r, nullptr));
   header["members"] = members;
+  if (cfg.model.linear_member) header["linear_member"] = r.linear.to_json();
   return header;
 }
 
 // Once every member is trained: the ensemble's calibration and dev score, DIR/model.han and
 // the result lines.
 void assemble(const Config& cfg, const Corpus& corpus, const TrainOptions& options, EnsembleResult& r) {
+  if (cfg.model.linear_member) {
+    r.linear = train_linear_member(cfg, corpus, initial_head(cfg.model.task, corpus.labels.size(), corpus.targets));
+    log_linear_member(r.linear);
+  }
   Classifier c = ensemble_classifier(cfg, corpus, r);
   if (calibrates_on_dev(cfg, options.calibrate, corpus.dev))
     r.calibration = calibrate_on_dev(c, corpus.dev, cfg.trainer.threads);
   r.head = c.head;
   r.dev_scored = !corpus.dev.empty();
   if (r.dev_scored)
-    r.dev = evaluate_task(Predictor(c.members(), c.config.model, cfg.trainer.threads, c.head), corpus.dev,
+    r.dev = evaluate_task(Predictor(c.members(), c.config.model, cfg.trainer.threads, c.head, c.linear_member()), corpus.dev,
                           scoring_batches(corpus.dev, cfg));
   nlohmann::json header = {{"trained", trained_header(cfg, r)}};
   if (r.calibration) header["calibration"] = r.calibration->to_json();
@@ -123,7 +129,7 @@ void assemble(const Config& cfg, const Corpus& corpus, const TrainOptions& optio
 }  // namespace
 
 Config member_config(const Config& cfg, int member) {
-  Config m = cfg;
+  Config m = without_linear_member(cfg);  // the ensemble trains its own, once
   m.trainer.seed = cfg.trainer.seed + static_cast<std::uint64_t>(member - 1);
   m.trainer.ensemble = 1;
   return m;

@@ -23,6 +23,7 @@
 #include "han/train/checkpoint.h"
 #include "han/train/gradient_workers.h"
 #include "han/train/init_model.h"
+#include "han/train/linear_member_training.h"
 #include "han/train/optimizer.h"
 #include "han/train/run_folder.h"
 
@@ -62,14 +63,6 @@ void log_step(int epoch, std::size_t batch, std::size_t batches, long long step,
                 seconds_since(start));
 }
 
-// Share of the training documents that carry each label (multi-label).
-std::vector<double> label_rates(const Corpus& corpus) {
-  std::vector<double> rates(corpus.labels.size(), 0.0);
-  for (const DocumentView d : corpus.train)
-    for (std::int32_t c : d.label_set) rates[c] += 1.0 / static_cast<double>(corpus.train.size());
-  return rates;
-}
-
 Classifier initial_model(const Config& cfg, const Corpus& corpus) {
   Rng rng(derive_seed(cfg.trainer.seed, SeedStream::init));
   const Index outputs = head_outputs(cfg.model.task, corpus.labels.size());
@@ -107,6 +100,7 @@ class TrainingRun {
   void keep_if_best(EpochRecord& rec);
   double epoch_score(const EpochRecord& rec) const;
   TrainResult finish(bool interrupted, bool stopped_early, Clock::time_point run_start);
+  LinearMemberResult add_linear_member(std::optional<TaskScores>& dev) const;
   bool calibrates() const {
     return calibrates_on_dev(cfg_, options_.calibrate, corpus_.dev);
   }
@@ -138,7 +132,7 @@ TrainingRun::TrainingRun(const Config& cfg, const Corpus& corpus, const TrainOpt
       files_(run_files(options.output_dir)),
       threads_(resolve_threads(cfg.trainer.threads)),
       train_embeddings_(!frozen_embeddings(cfg)),
-      model_(initial_model(cfg_, corpus)),
+      model_(initial_model(without_linear_member(cfg_), corpus)),  // the linear member comes last
       workers_(model_.params, threads_),
       optimizer_(make_optimizer(cfg.optimizer, threads_)),
       batcher_(corpus.train, cfg.batching, derive_seed(cfg.trainer.seed, SeedStream::batches)),
@@ -400,6 +394,7 @@ TrainResult TrainingRun::finish(bool interrupted, bool stopped_early, Clock::tim
     r.checkpoint = files_.checkpoint;
   else if (writes())
     std::filesystem::remove(files_.checkpoint);  // the run is complete
+  if (!interrupted && cfg_.model.linear_member) r.linear = add_linear_member(r.dev_with_linear);
   if (!interrupted && writes() && calibrates())
     r.calibration = calibrate_model_file(files_.model, corpus_.dev, threads_, r.head);
   r.history = state_.history;
@@ -409,6 +404,29 @@ TrainResult TrainingRun::finish(bool interrupted, bool stopped_early, Clock::tim
   r.last_params = std::move(model_.params);
   r.seconds = seconds_since(run_start);
   return r;
+}
+
+// model.linear_member: trained once the HAN is, and written into model.han beside it.
+// `dev` receives the dev scores of the two together (rank 0, with a dev set).
+LinearMemberResult TrainingRun::add_linear_member(std::optional<TaskScores>& dev) const {
+  LinearMemberResult linear = train_linear_member(cfg_, corpus_, model_.head);
+  log_linear_member(linear);
+  if (job_.rank() == 0 && !corpus_.dev.empty()) {
+    dev = evaluate_task(Predictor({&best_params_}, cfg_.model, threads_, model_.head, &linear.params), corpus_.dev,
+                        dev_batches_);
+    std::string scores;
+    for (const auto& [name, value] : dev->headline()) scores += fmt::format(" {} {:.4f}", name, value);
+    spdlog::info("with the linear member: dev{}", scores);
+  }
+  if (writes()) {
+    nlohmann::json header;
+    Classifier c = load_classifier(files_.model, nullptr, &header);
+    c.config.model.linear_member = true;
+    c.linear = linear.params;
+    header["trained"]["linear_member"] = linear.to_json();
+    save_classifier(files_.model, c, header);
+  }
+  return linear;
 }
 
 }  // namespace

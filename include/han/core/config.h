@@ -47,6 +47,7 @@ struct ModelConfig {
   MaskMode mask = MaskMode::renorm;
   Pooling pooling = Pooling::attention;
   Bag bag = Bag::none;  // words: a bag-of-words linear term added to the logits
+  bool linear_member = false;  // a TF-IDF linear model averaged in as one more member (nn/linear_member.h)
   double dropout = 0.0;           // on the document vector
   double sentence_dropout = 0.0;  // on sentence vectors, between the word and sentence levels
   double embedding_dropout = 0.0; // on word embedding values

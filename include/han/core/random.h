@@ -34,6 +34,7 @@ enum class SeedStream : std::uint64_t {
   dropout = 3,      // dropout masks (labelled by the optimizer step)
   dev_batches = 4,  // how dev (and ablation test) documents are batched for scoring
   skipgram = 5,     // skip-gram vectors: initial values, then each thread's draws (labelled by thread)
+  linear_member = 6,  // the linear member's batch order (labelled by epoch)
 };
 
 inline std::uint64_t derive_seed(std::uint64_t base, SeedStream stream, std::uint64_t b = 0) {

@@ -1,6 +1,8 @@
 #pragma once
-// What a model's bag-of-words term (model.bag = words) has learned: the words it weighs
-// most toward each answer, averaged over an ensemble's members. A word's lean toward a
+// What a model's bag-of-words weights have learned: the words they weigh most toward each
+// answer. The weights are the linear member's (model.linear_member) when the model has
+// one, else those of the bag term (model.bag = words) averaged over an ensemble's
+// members. A word's lean toward a
 // label is its weight for that label minus its mean weight over all labels (a word every
 // label weighs alike decides nothing); a regression model has one output, so its words
 // lean toward "higher" or "lower".
@@ -17,7 +19,7 @@ struct BagLeaning {
   std::vector<std::pair<std::string, double>> words;  // strongest first
 };
 
-// Empty without model.bag. PAD and UNK are left out.
+// Empty without model.bag or a linear member. PAD and UNK are left out.
 std::vector<BagLeaning> bag_top_words(const Classifier& c, std::size_t per_answer);
 
 }  // namespace han

@@ -8,6 +8,7 @@
 #include "han/core/config.h"
 #include "han/infer/model_file.h"
 #include "han/nn/head.h"
+#include "han/nn/linear_member.h"
 #include "han/nn/model.h"
 #include "han/text/tokenizer.h"
 #include "han/text/vocab.h"
@@ -22,10 +23,13 @@ struct Classifier {
   std::vector<HanParams> more_members;  // an ensemble's other members, in seed order; else empty
   OutputHead head;  // the task's output (model.task); stored as the header's "head" unless single
   std::uint32_t format_version = kModelFormatVersion;  // of the file it was loaded from
+  LinearMemberParams linear{};  // model.linear_member's model, stored as "linear.<tensor>"; else empty
 
   Tokenizer tokenizer() const;
   // Every member, the first one first (one for a single model).
   std::vector<const HanParams*> members() const;
+  // The linear member, or null without one.
+  const LinearMemberParams* linear_member() const { return linear.empty() ? nullptr : &linear; }
 };
 
 // An ensemble's file names member k's tensors (k = 1..N) "member<k>.<tensor>"; a single

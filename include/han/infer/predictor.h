@@ -3,12 +3,14 @@
 // regression), optional attention explanations and the attention mass that padded
 // positions receive. Over an ensemble, every member reads the same batches: the answers
 // are the members' mean (tempered as a whole by the head's temperature), and so are the attention weights (explanations and padding mass
-// come from the averaged weights).
+// come from the averaged weights). A linear member (nn/linear_member.h) is averaged in as
+// one more member; it has no attention, so the weights are the HAN members' alone.
 #include <functional>
 #include <vector>
 
 #include "han/text/batch.h"
 #include "han/nn/head.h"
+#include "han/nn/linear_member.h"
 #include "han/nn/model.h"
 #include "han/nn/word_input_table.h"
 
@@ -35,7 +37,9 @@ class Predictor {
   // one call at a time (each call fills its documents' words into the word input table).
   Predictor(const HanParams& params, const ModelConfig& cfg, int threads, OutputHead head = {});
   // An ensemble: members share cfg and the head (and a vocabulary and labels); the same terms.
-  Predictor(std::vector<const HanParams*> members, const ModelConfig& cfg, int threads, OutputHead head = {});
+  // `linear`, when given, is averaged in as one more member.
+  Predictor(std::vector<const HanParams*> members, const ModelConfig& cfg, int threads, OutputHead head = {},
+            const LinearMemberParams* linear = nullptr);
   // Probabilities (C, n), column i for docs[i]. Documents are batched by length.
   Matrix predict(const Documents& docs, Index batch_size,
                  std::vector<Explanation>* explanations = nullptr,
@@ -60,10 +64,11 @@ class Predictor {
  private:
   Matrix predict_batch(const Documents& docs, const std::vector<Index>& indices, int threads,
                        std::vector<Explanation>* explanations, PaddingAttention* padding) const;
-  Matrix forward_members(const Batch& shard, HanCache& cache) const;
+  Matrix forward_members(const Documents& docs, const Batch& shard, HanCache& cache) const;
   void fill_word_inputs(const Documents& docs, const std::vector<Index>& indices) const;
 
   std::vector<const HanParams*> members_;
+  const LinearMemberParams* linear_;
   ModelConfig cfg_;
   OutputHead head_;
   OutputHead member_head_;  // an ensemble member's: probabilities without a temperature

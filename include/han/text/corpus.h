@@ -32,6 +32,9 @@ struct CorpusBase {
   bool extend_vocab = false;        // append the training words it lacks (tokenizer.min_count)
 };
 
+// Multi-label: the share of the training documents that carry each label.
+std::vector<double> label_rates(const Corpus& corpus);
+
 // `cfg` with the corpus's caps in place of "auto": the config a model trained on it holds.
 Config with_corpus_caps(Config cfg, const Corpus& corpus);
 

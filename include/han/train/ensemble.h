@@ -35,9 +35,11 @@ struct EnsembleResult {
   double seconds = 0;
   OutputHead head;                            // the ensemble's: calibrated, or without a temperature
   std::optional<DevCalibration> calibration;  // the ensemble's, on its members' mean probabilities
+  LinearMemberResult linear;                  // model.linear_member's (empty params without one)
 };
 
-// Member k's config (k = 1..N): seed trainer.seed + k - 1, one model.
+// Member k's config (k = 1..N): seed trainer.seed + k - 1, one model, no linear member
+// (model.linear_member: the ensemble trains one, once its members are trained).
 Config member_config(const Config& cfg, int member);
 // DIR/members/<k>.
 std::string member_folder(const std::string& folder, int member);

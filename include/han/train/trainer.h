@@ -10,11 +10,13 @@
 
 #include "han/core/config.h"
 #include "han/infer/classifier.h"
+#include "han/infer/task_scores.h"
 #include "han/text/corpus.h"
 #include "han/nn/model.h"
 #include "han/train/collective.h"
 #include "han/train/calibration.h"
 #include "han/train/epoch_record.h"
+#include "han/train/linear_member_training.h"
 
 namespace han {
 
@@ -61,6 +63,8 @@ struct TrainResult {
   double seconds = 0;
   OutputHead head;                           // model.han's: calibrated, or as the model started
   std::optional<DevCalibration> calibration;  // what calibration fitted and changed on dev
+  LinearMemberResult linear;                  // model.linear_member's (empty params without one)
+  std::optional<TaskScores> dev_with_linear;  // the HAN's best epoch and the linear member together
 };
 
 TrainResult train_model(const Config& cfg, const Corpus& corpus, const TrainOptions& options = {});

@@ -7,7 +7,8 @@
 
 namespace han {
 
-BagFeatures bag_features(const std::vector<std::int32_t>& tokens, const std::vector<Index>& doc_tokens) {
+BagFeatures bag_features(const std::vector<std::int32_t>& tokens, const std::vector<Index>& doc_tokens,
+                         const Scalar* idf) {
   BagFeatures x;
   x.start.reserve(doc_tokens.size() + 1);
   x.start.push_back(0);
@@ -23,7 +24,8 @@ BagFeatures bag_features(const std::vector<std::int32_t>& tokens, const std::vec
     for (std::size_t i = 0; i < sorted.size();) {
       std::size_t j = i;
       while (j < sorted.size() && sorted[j] == sorted[i]) ++j;
-      const double v = 1.0 + std::log(static_cast<double>(j - i));
+      double v = 1.0 + std::log(static_cast<double>(j - i));
+      if (idf) v *= idf[sorted[i]];
       x.ids.push_back(sorted[i]);
       x.values.push_back(static_cast<Scalar>(v));
       norm2 += v * v;
@@ -43,15 +45,15 @@ BagParams bag_init(Index vocab_size, Index outputs) {
   return p;
 }
 
-void bag_forward(const BagParams& p, const BagFeatures& x, Matrix& logits) {
+void bag_forward(const Matrix& W, const BagFeatures& x, Matrix& logits) {
   HAN_ASSERT(static_cast<Index>(x.start.size()) == logits.cols() + 1);
   for (Index b = 0; b < logits.cols(); ++b)
-    for (Index k = x.start[b]; k < x.start[b + 1]; ++k) logits.col(b) += x.values[k] * p.W.col(x.ids[k]);
+    for (Index k = x.start[b]; k < x.start[b + 1]; ++k) logits.col(b) += x.values[k] * W.col(x.ids[k]);
 }
 
-void bag_backward(const BagFeatures& x, const Matrix& d_logits, BagParams& g) {
+void bag_backward(const BagFeatures& x, const Matrix& d_logits, Matrix& dW) {
   for (Index b = 0; b < d_logits.cols(); ++b)
-    for (Index k = x.start[b]; k < x.start[b + 1]; ++k) g.W.col(x.ids[k]) += x.values[k] * d_logits.col(b);
+    for (Index k = x.start[b]; k < x.start[b + 1]; ++k) dW.col(x.ids[k]) += x.values[k] * d_logits.col(b);
 }
 
 }  // namespace han

@@ -29,12 +29,15 @@ struct BagFeatures {
 };
 
 // tokens: the batch's token ids, document by document; doc_tokens: how many each has.
-BagFeatures bag_features(const std::vector<std::int32_t>& tokens, const std::vector<Index>& doc_tokens);
+// With `idf` (one weight per vocabulary id), each word's value is multiplied by its weight
+// before the normalisation (TF-IDF; the linear member's features, nn/linear_member.h).
+BagFeatures bag_features(const std::vector<std::int32_t>& tokens, const std::vector<Index>& doc_tokens,
+                         const Scalar* idf = nullptr);
 // Zeros: a linear term starts from "no opinion" (its loss is convex in W).
 BagParams bag_init(Index vocab_size, Index outputs);
-// logits (C, B) += W x_b for every document b.
-void bag_forward(const BagParams& p, const BagFeatures& x, Matrix& logits);
-// g.W += d_logits x^T, column by column of the words present.
-void bag_backward(const BagFeatures& x, const Matrix& d_logits, BagParams& g);
+// logits (C, B) += W x_b for every document b (W: (C, V)).
+void bag_forward(const Matrix& W, const BagFeatures& x, Matrix& logits);
+// dW += d_logits x^T, column by column of the words present.
+void bag_backward(const BagFeatures& x, const Matrix& d_logits, Matrix& dW);
 
 }  // namespace han

@@ -1,0 +1,40 @@
+#pragma once
+// The linear member (model.linear_member): a TF-IDF linear model over each document's bag
+// of words, trained on its own after the HAN (train/linear_member_training.h) and averaged
+// in with the HAN's answers as one more ensemble member. Its errors differ from the HAN's:
+// it weighs every word it has seen, in or out of context, where the HAN reads words in
+// order and learns little from rare ones. Features: sublinear tf times idf, 1 + ln(count)
+// times ln((1 + N) / (1 + df)) + 1 over the N training documents, scaled to unit L2 norm
+// per document (PAD never occurs; <unk> counts as a word).
+#include <vector>
+
+#include "han/core/types.h"
+#include "han/nn/layers/bag.h"
+#include "han/text/documents.h"
+
+namespace han {
+
+struct LinearMemberParams {
+  Matrix W;    // (C, V): logit weights per vocabulary word
+  Matrix b;    // (C, 1)
+  Matrix idf;  // (V, 1): fixed once computed from the training documents, not trained
+  bool empty() const { return W.size() == 0; }
+  template <class Self, class F>
+  static void fields(Self& s, F&& f) {
+    f("W", s.W);
+    f("b", s.b);
+    f("idf", s.idf);
+  }
+};
+
+// Zero weights and the idf of `train` over a vocabulary of `vocab_size` ids.
+LinearMemberParams linear_member_init(const Documents& train, Index vocab_size, Index outputs);
+// The features of docs[indices], in that order.
+BagFeatures linear_member_features(const LinearMemberParams& p, const Documents& docs,
+                                   const std::vector<Index>& indices);
+// logits (C, B) = W x_b + b.
+Matrix linear_member_logits(const LinearMemberParams& p, const BagFeatures& x);
+// g.W += d_logits x^T and g.b += the row sums of d_logits (g.idf untouched).
+void linear_member_backward(const BagFeatures& x, const Matrix& d_logits, LinearMemberParams& g);
+
+}  // namespace han

@@ -1,0 +1,42 @@
+#pragma once
+// Training the linear member (model.linear_member, nn/linear_member.h) once the HAN is
+// trained. It is a convex model on sparse features, so it trains in seconds: the run's
+// optimizer (optimizer.*, schedule included) at optimizer.bag_lr_scale times its learning
+// rate, batches of batching.batch_size documents in a seeded order, up to kLinearMemberEpochs
+// epochs (its own: a linear model needs more passes than the HAN, and they cost little). The epoch with the lowest dev loss is kept (patience as trainer.patience): its
+// probabilities are averaged with the HAN's, so the loss, not the accuracy, is what counts.
+// Without a dev set, the last epoch. Every rank of a distributed run trains the same one.
+#include <limits>
+
+#include <nlohmann/json.hpp>
+
+#include "han/core/config.h"
+#include "han/nn/head.h"
+#include "han/nn/linear_member.h"
+#include "han/text/corpus.h"
+
+namespace han {
+
+constexpr int kLinearMemberEpochs = 30;
+
+struct LinearMemberResult {
+  LinearMemberParams params;
+  int epochs = 0;      // trained
+  int best_epoch = 0;  // kept
+  double dev_loss = std::numeric_limits<double>::quiet_NaN();  // mean, at the best epoch
+  double seconds = 0;
+  // {"best_epoch", "epochs", "dev_loss" (null without dev), "seconds"}: in the model header and the summary.
+  nlohmann::json to_json() const;
+};
+
+// One log line: what training the linear member came to.
+void log_linear_member(const LinearMemberResult& r);
+
+// `head`: the task's head as the model starts (no temperature).
+LinearMemberResult train_linear_member(const Config& cfg, const Corpus& corpus, const OutputHead& head);
+
+// The config a run's HAN part trains with (and its model files hold until the linear
+// member joins): `cfg` without model.linear_member.
+Config without_linear_member(Config cfg);
+
+}  // namespace han

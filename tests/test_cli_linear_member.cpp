@@ -1,0 +1,110 @@
+// model.linear_member as a user meets it: han train adds a TF-IDF linear model to a single
+// model or an ensemble, writes it into model.han and says what it came to; predict, eval and
+// info read it; a model file without its tensors is refused.
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "han/infer/classifier.h"
+#include "han/infer/model_file.h"
+#include "support/paths.h"
+#include "support/run.h"
+#include "support/signal_run.h"
+#include "support/small_model.h"
+
+using namespace han::test;
+using nlohmann::json;
+
+namespace {
+
+std::string train_args(const TempDir& dir, const std::string& out, const std::string& more) {
+  return "train --config " + source_path("configs/quickstart.json") + " --set data.train=" +
+         head_of_data(dir, "data/train.jsonl", 1500, "train.jsonl") +
+         " --set data.dev=" + head_of_data(dir, "data/dev.jsonl", 200, "dev.jsonl") +
+         " --set data.test=" + head_of_data(dir, "data/test.jsonl", 300, "test.jsonl") +
+         " --set trainer.epochs=2 --set model.linear_member=true" + kTinyModel + " --output " + out + more;
+}
+
+// The run's summary line (stdout), after checking it succeeded.
+json train_ok(const std::string& args) {
+  const RunResult r = run(han_cmd(args));
+  INFO(args << "\n" << r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.err, Catch::Contains("linear member: best epoch "));
+  return json::parse(r.out);
+}
+
+// The linear member's word weight for `label` minus the other label's.
+double leaning(const han::Classifier& c, const std::string& word, const std::string& label) {
+  const std::int32_t id = c.vocab.id(word);
+  REQUIRE(id != han::Vocab::kUnk);
+  const han::Index pos = c.labels[0] == label ? 0 : 1;
+  return c.linear.W(pos, id) - c.linear.W(1 - pos, id);
+}
+
+}  // namespace
+
+TEST_CASE("model.linear_member: han train adds the member to a single model, and predict, eval and info use it",
+          "[cli][linear_member]") {
+  const TempDir dir;
+  const json summary = train_ok(train_args(dir, dir.file("run"), ""));
+  REQUIRE(summary.contains("linear_member"));
+  const json& member = summary["linear_member"];
+  CHECK(member["best_epoch"].get<int>() >= 1);
+  CHECK(member["dev_loss"].get<double>() < 0.69);  // better than no opinion
+  CHECK(summary["test"]["accuracy"].get<double>() > 0.7);
+
+  const han::Classifier model = han::load_classifier(dir.file("run/model.han"));
+  CHECK(model.config.model.linear_member);
+  REQUIRE(model.linear_member() != nullptr);
+  CHECK(model.linear.W.cols() == static_cast<han::Index>(model.vocab.size()));
+  CHECK(model.linear.idf.rows() == static_cast<han::Index>(model.vocab.size()));
+  CHECK(leaning(model, "worst", "neg") > 0.5);
+  CHECK(leaning(model, "excellent", "pos") > 0.5);
+
+  const std::string test = dir.file("test.jsonl");
+  const RunResult eval = run(han_cmd("eval --model " + dir.file("run/model.han") + " --format json --data " + test));
+  INFO(eval.err);
+  REQUIRE(eval.exit_code == 0);
+  CHECK(json::parse(eval.out)["accuracy"].get<double>() == Approx(summary["test"]["accuracy"].get<double>()));
+  const RunResult predict = run(han_cmd("predict --model " + dir.file("run/model.han") + " -"),
+                                "a wonderful , excellent film .\nthe worst waste of time .\n");
+  INFO(predict.err);
+  const std::vector<std::string> rows = lines_of(predict.out);
+  REQUIRE(rows.size() == 2);
+  CHECK(rows[0].rfind("pos\t", 0) == 0);
+  CHECK(rows[1].rfind("neg\t", 0) == 0);
+
+  const RunResult info = run(han_cmd("info --model " + dir.file("run/model.han")));
+  INFO(info.err);
+  CHECK_THAT(info.out, Catch::Contains("(with a linear member)"));
+  CHECK_THAT(info.out, Catch::Contains("bag words: neg "));
+
+  // Its tensors are part of the model: a file without them is refused.
+  han::ModelFileContents contents = han::load_model_file(dir.file("run/model.han"));
+  std::vector<han::NamedTensor> kept;
+  for (han::NamedTensor& t : contents.tensors)
+    if (t.name != "linear.W") kept.push_back(std::move(t));
+  han::save_model_file(dir.file("broken.han"), contents.header, kept);
+  const RunResult broken = run(han_cmd("info --model " + dir.file("broken.han")));
+  CHECK(broken.exit_code != 0);
+  CHECK_THAT(broken.err, Catch::Contains(dir.file("broken.han") + ": model file is corrupted"));
+}
+
+TEST_CASE("model.linear_member in an ensemble: one member for the ensemble, none in its HAN members",
+          "[cli][linear_member][ensemble]") {
+  const TempDir dir;
+  const json summary = train_ok(train_args(dir, dir.file("run"), " --set trainer.ensemble=2"));
+  CHECK(summary["linear_member"]["best_epoch"].get<int>() >= 1);
+  REQUIRE(summary["members"].size() == 2);
+  const han::Classifier model = han::load_classifier(dir.file("run/model.han"));
+  REQUIRE(model.linear_member() != nullptr);
+  CHECK(model.more_members.size() == 1);
+  const han::Classifier first = han::load_classifier(dir.file("run/members/1/model.han"));
+  CHECK_FALSE(first.config.model.linear_member);
+  CHECK(first.linear_member() == nullptr);
+  const RunResult info = run(han_cmd("info --model " + dir.file("run/model.han")));
+  CHECK_THAT(info.out, Catch::Contains("(2 members and a linear member)"));
+}

@@ -1,0 +1,188 @@
+// The linear member (model.linear_member): its TF-IDF features, its gradients under every
+// head, its training, and how a predictor averages it in.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "han/infer/predictor.h"
+#include "han/nn/head.h"
+#include "han/nn/linear_member.h"
+#include "han/nn/model.h"
+#include "han/nn/parameters.h"
+#include "han/text/batch.h"
+#include "han/train/linear_member_training.h"
+#include "support/gradcheck.h"
+
+using namespace han;
+using han::test::check_gradient;
+
+namespace {
+
+Document doc(std::int32_t label, std::vector<std::vector<std::int32_t>> sentences) {
+  Document d;
+  d.label = label;
+  d.sentences = std::move(sentences);
+  return d;
+}
+
+std::vector<Document> sample_docs() {
+  return {doc(0, {{2, 3, 4}, {5}, {6, 7}}), doc(1, {{8, 9, 10, 11, 2}}), doc(2, {{3}, {4, 5}}),
+          doc(1, {{6, 2, 9}, {10, 11}, {3}, {7}}), doc(0, {})};
+}
+
+// The loss of docs[0..4] through the head, and (with `grads`) its gradient.
+double member_loss(const LinearMemberParams& p, const OutputHead& head, const LossConfig& loss, const Documents& docs,
+                   LinearMemberParams* grads) {
+  const std::vector<Index> all{0, 1, 2, 3, 4};
+  const BagFeatures x = linear_member_features(p, docs, all);
+  Matrix d_logits;
+  const double l = head_loss(head, loss, linear_member_logits(p, x), make_batch(docs, all), 1.0, d_logits);
+  if (grads) linear_member_backward(x, d_logits, *grads);
+  return l;
+}
+
+void check_member_gradients(const OutputHead& head, const LossConfig& loss, const Documents& docs, Index outputs) {
+  Rng rng(11);
+  LinearMemberParams p = linear_member_init(docs, 12, outputs);
+  fill_uniform(p.W, -1, 1, rng);
+  fill_uniform(p.b, -1, 1, rng);
+  LinearMemberParams g = zeros_like(p);
+  member_loss(p, head, loss, docs, &g);
+  CHECK(g.idf.isZero());  // fixed, not trained
+  const auto numeric = [&] { return member_loss(p, head, loss, docs, nullptr); };
+  check_gradient("linear.W", p.W, g.W, numeric);
+  check_gradient("linear.b", p.b, g.b, numeric);
+  CHECK(g.W.col(0).isZero());   // PAD is never a word
+  CHECK(g.W.col(1).isZero());   // nor is <unk> in these documents
+  CHECK_FALSE(g.W.col(2).isZero());
+}
+
+}  // namespace
+
+TEST_CASE("linear member features: idf from the training documents, sublinear tf, unit L2 norm", "[linear_member]") {
+  // Training documents: word 2 in the first only (twice), word 3 in both, word 4 in the second.
+  const Documents train(std::vector<Document>{doc(0, {{2, 3}, {2}}), doc(1, {{3, 4}})});
+  const LinearMemberParams p = linear_member_init(train, 5, 2);
+  REQUIRE(p.W.rows() == 2);
+  REQUIRE(p.W.cols() == 5);
+  CHECK(p.W.isZero());
+  CHECK(p.b.isZero());
+  const double idf_rare = std::log(3.0 / 2.0) + 1, idf_common = 1.0;  // ln((1 + N) / (1 + df)) + 1, N = 2
+  CHECK(p.idf(2, 0) == Approx(idf_rare));
+  CHECK(p.idf(3, 0) == Approx(idf_common));
+  CHECK(p.idf(4, 0) == Approx(idf_rare));
+  CHECK(p.idf(1, 0) == Approx(std::log(3.0) + 1));  // never seen
+
+  const BagFeatures x = linear_member_features(p, train, {1, 0});  // in the order asked
+  REQUIRE(x.start == std::vector<Index>{0, 2, 4});
+  CHECK(x.ids == std::vector<std::int32_t>{3, 4, 2, 3});
+  const double a = (1 + std::log(2.0)) * idf_rare, b = idf_common, norm = std::sqrt(a * a + b * b);
+  CHECK(x.values[2] == Approx(a / norm));
+  CHECK(x.values[3] == Approx(b / norm));
+  const double norm1 = std::sqrt(idf_common * idf_common + idf_rare * idf_rare);
+  CHECK(x.values[0] == Approx(idf_common / norm1));
+  CHECK(x.values[1] == Approx(idf_rare / norm1));
+}
+
+TEST_CASE("linear member gradients through every head", "[linear_member][gradcheck]") {
+  std::vector<Document> docs = sample_docs();
+  const std::vector<std::vector<std::int32_t>> sets = {{0, 2}, {1}, {0, 1, 2}, {2}, {}};
+  const float targets[] = {4, 1, 2.5, 5, 3};
+  for (std::size_t i = 0; i < docs.size(); ++i) {
+    docs[i].label_set = sets[i];
+    docs[i].target = targets[i];
+  }
+  docs[1].weight = 2;
+  const Documents list(docs);
+  SECTION("single") { check_member_gradients(initial_head(Task::single, 3), LossConfig{}, list, 3); }
+  SECTION("multilabel") { check_member_gradients(initial_head(Task::multilabel, 3), LossConfig{}, list, 3); }
+  SECTION("regression") {
+    TargetScale scale;
+    scale.mean = 3;
+    scale.sd = 1.5;
+    check_member_gradients(initial_head(Task::regression, 0, scale), LossConfig{}, list, 1);
+  }
+}
+
+namespace {
+
+// Label 0 documents hold word 2, label 1 documents word 3, both among shared words 4..9.
+Documents separable_docs(int n, std::uint64_t seed) {
+  Rng rng(seed);
+  std::vector<Document> docs;
+  for (int i = 0; i < n; ++i) {
+    const std::int32_t label = i % 2;
+    std::vector<std::int32_t> words{label == 0 ? 2 : 3};
+    for (int k = 0; k < 6; ++k) words.push_back(static_cast<std::int32_t>(4 + rng.below(6)));
+    docs.push_back(doc(label, {words}));
+  }
+  return Documents(docs);
+}
+
+Corpus separable_corpus() {
+  Corpus c;
+  c.vocab = Vocab::from_words({"<pad>", "<unk>", "yes", "no", "a", "b", "c", "d", "e", "f"});
+  c.labels = {"yes", "no"};
+  c.train = separable_docs(200, 1);
+  c.dev = separable_docs(40, 2);
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("training the linear member learns the words that decide and keeps its best dev epoch", "[linear_member]") {
+  Config cfg;
+  cfg.optimizer.name = OptimizerName::adamw;
+  cfg.optimizer.lr = 0.002;
+  cfg.batching.batch_size = 16;
+  const Corpus corpus = separable_corpus();
+  const OutputHead head = initial_head(Task::single, 2);
+  const LinearMemberResult r = train_linear_member(cfg, corpus, head);
+  CHECK(r.best_epoch >= 1);
+  CHECK(r.best_epoch <= r.epochs);
+  CHECK(r.epochs <= kLinearMemberEpochs);
+  CHECK(r.dev_loss < 0.2);  // ln 2 = 0.69 at the start
+  // Word 2 ("yes") pushes toward label 0, word 3 toward label 1; the shared words far less.
+  const Matrix& W = r.params.W;
+  CHECK(W(0, 2) - W(1, 2) > 1.0);
+  CHECK(W(1, 3) - W(0, 3) > 1.0);
+  CHECK(std::abs(W(0, 5) - W(1, 5)) < 0.5 * (W(0, 2) - W(1, 2)));
+
+  // The same seed trains the same member; without a dev set, the last epoch is kept.
+  CHECK(train_linear_member(cfg, corpus, head).params.W == r.params.W);
+  Corpus no_dev = separable_corpus();
+  no_dev.dev = Documents();
+  const LinearMemberResult last = train_linear_member(cfg, no_dev, head);
+  CHECK(last.epochs == kLinearMemberEpochs);
+  CHECK(last.best_epoch == kLinearMemberEpochs);
+  CHECK(std::isnan(last.dev_loss));
+}
+
+TEST_CASE("a predictor averages the linear member in as one more member, its answers tempered as a whole",
+          "[linear_member][predictor]") {
+  ModelConfig cfg;
+  cfg.embedding_dim = 5;
+  cfg.word_hidden = 3;
+  cfg.sentence_hidden = 4;
+  cfg.attention_dim = 3;
+  Rng rng(3);
+  const HanParams han = han_init(cfg, 12, 3, rng);
+  const Documents docs(sample_docs());
+  LinearMemberParams linear = linear_member_init(docs, 12, 3);
+  fill_uniform(linear.W, -2, 2, rng);
+  fill_uniform(linear.b, -1, 1, rng);
+  const std::vector<Index> all{0, 1, 2, 3, 4};
+  const Matrix p_han = Predictor(han, cfg, 1).predict(docs, 2);
+  const Matrix p_linear = head_answers(initial_head(Task::single, 3),
+                                       linear_member_logits(linear, linear_member_features(linear, docs, all)));
+  const Matrix both = Predictor({&han}, cfg, 1, initial_head(Task::single, 3), &linear).predict(docs, 2);
+  CHECK((both - (p_han + p_linear) / 2).cwiseAbs().maxCoeff() < 1e-5);
+  CHECK((both - p_han).cwiseAbs().maxCoeff() > 1e-3);  // the member counts
+
+  // A temperature divides the log of the mean, as for any ensemble.
+  OutputHead tempered = initial_head(Task::single, 3);
+  tempered.temperature = 2;
+  const Matrix cooled = Predictor({&han}, cfg, 1, tempered, &linear).predict(docs, 2);
+  const Matrix expected = ensemble_answers(tempered, (p_han + p_linear) / 2);
+  CHECK((cooled - expected).cwiseAbs().maxCoeff() < 1e-5);
+}
