@@ -10,6 +10,7 @@
 #include "han/infer/classifier.h"
 #include "support/paths.h"
 #include "support/run.h"
+#include "support/sentiment.h"
 #include "support/small_model.h"
 #include "support/signal_run.h"
 
@@ -56,18 +57,8 @@ TEST_CASE("model.bag=words: the bag learns the telling words, predict and eval r
   CHECK(leaning(model, "wonderful", "pos") > 0.05);
   CHECK(model.params.bag.W.col(0).isZero());
 
-  const RunResult eval = run(han_cmd("eval --model " + dir.file("run/model.han") + " --format json --data " +
-                                     head_of_data(dir, "data/test.jsonl", 300, "test.jsonl")));
-  INFO(eval.err);
-  REQUIRE(eval.exit_code == 0);
-  CHECK(json::parse(eval.out)["accuracy"].get<double>() > 0.7);
-  const RunResult predict = run(han_cmd("predict --model " + dir.file("run/model.han") + " -"),
-                                "a wonderful , excellent film .\nthe worst waste of time .\n");
-  INFO(predict.err);
-  const std::vector<std::string> rows = lines_of(predict.out);
-  REQUIRE(rows.size() == 2);
-  CHECK(rows[0].rfind("pos\t", 0) == 0);
-  CHECK(rows[1].rfind("neg\t", 0) == 0);
+  CHECK(eval_accuracy(dir.file("run/model.han"), head_of_data(dir, "data/test.jsonl", 300, "test.jsonl")) > 0.7);
+  check_reads_sentiment(dir.file("run/model.han"));
 
   // han info lists the words the term weighs most for each label.
   const RunResult info = run(han_cmd("info --model " + dir.file("run/model.han")));

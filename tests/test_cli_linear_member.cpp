@@ -11,6 +11,7 @@
 #include "han/infer/model_file.h"
 #include "support/paths.h"
 #include "support/run.h"
+#include "support/sentiment.h"
 #include "support/signal_run.h"
 #include "support/small_model.h"
 
@@ -65,17 +66,8 @@ TEST_CASE("model.linear_member: han train adds the member to a single model, and
   CHECK(leaning(model, "excellent", "pos") > 0.5);
 
   const std::string test = dir.file("test.jsonl");
-  const RunResult eval = run(han_cmd("eval --model " + dir.file("run/model.han") + " --format json --data " + test));
-  INFO(eval.err);
-  REQUIRE(eval.exit_code == 0);
-  CHECK(json::parse(eval.out)["accuracy"].get<double>() == Approx(summary["test"]["accuracy"].get<double>()));
-  const RunResult predict = run(han_cmd("predict --model " + dir.file("run/model.han") + " -"),
-                                "a wonderful , excellent film .\nthe worst waste of time .\n");
-  INFO(predict.err);
-  const std::vector<std::string> rows = lines_of(predict.out);
-  REQUIRE(rows.size() == 2);
-  CHECK(rows[0].rfind("pos\t", 0) == 0);
-  CHECK(rows[1].rfind("neg\t", 0) == 0);
+  CHECK(eval_accuracy(dir.file("run/model.han"), test) == Approx(summary["test"]["accuracy"].get<double>()));
+  check_reads_sentiment(dir.file("run/model.han"));
 
   const RunResult info = run(han_cmd("info --model " + dir.file("run/model.han")));
   INFO(info.err);

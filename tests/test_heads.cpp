@@ -12,6 +12,7 @@
 #include "han/nn/parameters.h"
 #include "han/nn/regression_loss.h"
 #include "han/text/class_weights.h"
+#include "support/documents.h"
 #include "support/gradcheck.h"
 
 using namespace han;
@@ -20,15 +21,7 @@ using han::test::random_matrix;
 
 namespace {
 
-Document doc(std::vector<std::vector<std::int32_t>> sentences) {
-  Document d;
-  d.sentences = std::move(sentences);
-  return d;
-}
-
-std::vector<Document> sample_docs() {
-  return {doc({{2, 3, 4}, {5}, {6, 7}}), doc({{8, 9, 10, 11, 2}}), doc({{3}, {4, 5}}), doc({{6, 2, 9}, {10, 11}, {3}, {7}})};
-}
+std::vector<Document> sample_docs() { return han::test::padded_sample_docs(); }
 
 ModelConfig small_config() {
   ModelConfig cfg;

@@ -11,6 +11,7 @@
 #include "han/nn/parameters.h"
 #include "han/text/batch.h"
 #include "han/train/linear_member_training.h"
+#include "support/documents.h"
 #include "support/gradcheck.h"
 
 using namespace han;
@@ -18,16 +19,13 @@ using han::test::check_gradient;
 
 namespace {
 
-Document doc(std::int32_t label, std::vector<std::vector<std::int32_t>> sentences) {
-  Document d;
-  d.label = label;
-  d.sentences = std::move(sentences);
-  return d;
-}
+const auto doc = han::test::labelled_doc;
 
+// The padded sample and an empty document.
 std::vector<Document> sample_docs() {
-  return {doc(0, {{2, 3, 4}, {5}, {6, 7}}), doc(1, {{8, 9, 10, 11, 2}}), doc(2, {{3}, {4, 5}}),
-          doc(1, {{6, 2, 9}, {10, 11}, {3}, {7}}), doc(0, {})};
+  std::vector<Document> docs = han::test::padded_sample_docs();
+  docs.push_back(doc(0, {}));
+  return docs;
 }
 
 // The loss of docs[0..4] through the head, and (with `grads`) its gradient.

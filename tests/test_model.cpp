@@ -9,6 +9,7 @@
 #include "han/nn/model.h"
 #include "han/nn/parameters.h"
 #include "han/nn/word_input_table.h"
+#include "support/documents.h"
 #include "support/gradcheck.h"
 
 using namespace han;
@@ -27,18 +28,10 @@ ModelConfig small_config(MaskMode mask, Pooling pooling) {
   return cfg;
 }
 
-Document doc(std::int32_t label, std::vector<std::vector<std::int32_t>> sentences) {
-  Document d;
-  d.label = label;
-  d.sentences = std::move(sentences);
-  return d;
-}
+using han::test::labelled_doc;
 
 // Documents of different shapes so that both word and sentence padding occur.
-std::vector<Document> sample_docs() {
-  return {doc(0, {{2, 3, 4}, {5}, {6, 7}}), doc(1, {{8, 9, 10, 11, 2}}),
-          doc(2, {{3}, {4, 5}}), doc(1, {{6, 2, 9}, {10, 11}, {3}, {7}})};
-}
+std::vector<Document> sample_docs() { return han::test::padded_sample_docs(); }
 
 double batch_loss(const HanParams& p, const ModelConfig& cfg, const Batch& batch,
                   const DropoutPlan* dropout, Matrix* d_logits, HanCache& c) {
@@ -121,7 +114,7 @@ TEST_CASE("masked models give a document the same probabilities alone and in a p
   // A much longer document: many more sentences and words than document 2.
   std::vector<std::vector<std::int32_t>> long_sentences;
   for (int s = 0; s < 25; ++s) long_sentences.push_back(std::vector<std::int32_t>(40, 2 + s % 9));
-  docs.push_back(doc(0, long_sentences));
+  docs.push_back(labelled_doc(0, long_sentences));
   for (MaskMode mode : {MaskMode::none, MaskMode::renorm, MaskMode::additive}) {
     const ModelConfig cfg = small_config(mode, Pooling::attention);
     Rng rng(23);
