@@ -169,8 +169,8 @@ void visit_fields(OptimizerConfig& c, V& v) {
   v.real("embedding_lr_scale", c.embedding_lr_scale, RealRange{0.0, 10.0, false, false},
          "the embedding table's learning rate as a multiple of lr (schedule included); 0 = kept fixed");
   v.real("bag_lr_scale", c.bag_lr_scale, RealRange{0.0, 1000.0, true, false},
-         "model.bag's weights' learning rate as a multiple of lr (schedule included): a linear term on sparse "
-         "features learns at a higher rate than the network");
+         "the learning rate of model.bag's weights and of the linear member's, as a multiple of lr (schedule "
+         "included): a linear model on sparse features learns at a higher rate than the network");
 }
 
 template <class V>
