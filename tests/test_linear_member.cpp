@@ -34,7 +34,7 @@ double member_loss(const LinearMemberParams& p, const OutputHead& head, const Lo
   const std::vector<Index> all{0, 1, 2, 3, 4};
   const BagFeatures x = linear_member_features(p, docs, all);
   Matrix d_logits;
-  const double l = head_loss(head, loss, linear_member_logits(p, x), make_batch(docs, all), 1.0, d_logits);
+  const double l = head_loss(head, loss, linear_member_logits(p, x), answers_batch(docs, all), 1.0, d_logits);
   if (grads) linear_member_backward(x, d_logits, *grads);
   return l;
 }

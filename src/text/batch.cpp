@@ -27,16 +27,10 @@ double Batch::sentence_padding_fraction() const {
   return slots == 0 ? 0.0 : 1.0 - static_cast<double>(real_sentences) / slots;
 }
 
-Batch make_batch(const Documents& docs, const std::vector<Index>& indices,
-                 Index min_sentences, Index min_words) {
-  auto [S, W] = padded_shape(docs, indices);
-  S = std::max(S, min_sentences);
-  W = std::max(W, min_words);
+Batch answers_batch(const Documents& docs, const std::vector<Index>& indices) {
   const Index B = static_cast<Index>(indices.size());
   Batch batch;
-  batch.ids = IdMatrix::Zero(W, S * B);
-  batch.word_mask = Matrix::Zero(W, S * B);
-  batch.sentence_mask = Matrix::Zero(S, B);
+  batch.sentence_mask = Matrix::Zero(0, B);
   batch.labels.resize(B);
   batch.label_sets.resize(B);
   batch.targets.resize(B);
@@ -48,6 +42,22 @@ Batch make_batch(const Documents& docs, const std::vector<Index>& indices,
     batch.label_sets[b].assign(d.label_set.begin(), d.label_set.end());
     batch.targets[b] = d.target;
     batch.weights[b] = d.weight;
+  }
+  return batch;
+}
+
+Batch make_batch(const Documents& docs, const std::vector<Index>& indices,
+                 Index min_sentences, Index min_words) {
+  auto [S, W] = padded_shape(docs, indices);
+  S = std::max(S, min_sentences);
+  W = std::max(W, min_words);
+  const Index B = static_cast<Index>(indices.size());
+  Batch batch = answers_batch(docs, indices);
+  batch.ids = IdMatrix::Zero(W, S * B);
+  batch.word_mask = Matrix::Zero(W, S * B);
+  batch.sentence_mask = Matrix::Zero(S, B);
+  for (Index b = 0; b < B; ++b) {
+    const DocumentView d = docs[indices[b]];
     for (Index s = 0; s < static_cast<Index>(d.sentences.size()); ++s) {
       const auto& words = d.sentences[s];
       batch.sentence_mask(s, b) = 1;

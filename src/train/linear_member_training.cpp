@@ -27,7 +27,7 @@ double linear_member_loss(const LinearMemberParams& p, const OutputHead& head, c
   const BagFeatures x = linear_member_features(p, docs, indices);
   const Matrix logits = linear_member_logits(p, x);
   Matrix d_logits;
-  const double sum = head_loss(head, loss, logits, make_batch(docs, indices), scale, d_logits);
+  const double sum = head_loss(head, loss, logits, answers_batch(docs, indices), scale, d_logits);
   if (grads) linear_member_backward(x, d_logits, *grads);
   return sum;
 }

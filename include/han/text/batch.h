@@ -28,6 +28,10 @@ struct Batch {
   double sentence_padding_fraction() const;  // 1 - real sentences / (S B)
 };
 
+// docs[indices]'s answers alone (labels, label sets, targets, weights, document indices),
+// for a loss that reads no words: no word tensors, and a sentence mask of no rows (B columns).
+Batch answers_batch(const Documents& docs, const std::vector<Index>& indices);
+
 // Pads docs[indices] into one batch. S and W are the longest document and sentence
 // among them, or at least min_sentences / min_words (used to give shards of one batch
 // the batch's padded shape); never less than 1, so a batch of empty documents is valid.
