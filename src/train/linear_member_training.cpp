@@ -19,12 +19,19 @@ namespace {
 
 using Indices = std::vector<Index>;
 
-// docs[indices]'s summed loss (each document times its weight); with grads, their
-// gradient times `scale` is added.
+// Every document's features, computed once: the idf is fixed before training.
+BagFeatures all_features(const LinearMemberParams& p, const Documents& docs) {
+  Indices all(docs.size());
+  std::iota(all.begin(), all.end(), Index{0});
+  return linear_member_features(p, docs, all);
+}
+
+// docs[indices]'s summed loss (each document times its weight), their features cut from
+// `features` (all of docs'); with grads, their gradient times `scale` is added.
 double linear_member_loss(const LinearMemberParams& p, const OutputHead& head, const LossConfig& loss,
-                          const Documents& docs, const Indices& indices, double scale,
+                          const Documents& docs, const BagFeatures& features, const Indices& indices, double scale,
                           LinearMemberParams* grads) {
-  const BagFeatures x = linear_member_features(p, docs, indices);
+  const BagFeatures x = bag_rows(features, indices);
   const Matrix logits = linear_member_logits(p, x);
   Matrix d_logits;
   const double sum = head_loss(head, loss, logits, answers_batch(docs, indices), scale, d_logits);
@@ -34,12 +41,12 @@ double linear_member_loss(const LinearMemberParams& p, const OutputHead& head, c
 
 // The mean dev loss, in batches of `batch_size`.
 double dev_loss(const LinearMemberParams& p, const OutputHead& head, const LossConfig& loss, const Documents& dev,
-                Index batch_size) {
+                const BagFeatures& features, Index batch_size) {
   double sum = 0;
   for (Index first = 0; first < static_cast<Index>(dev.size()); first += batch_size) {
     Indices batch(static_cast<std::size_t>(std::min<Index>(batch_size, static_cast<Index>(dev.size()) - first)));
     std::iota(batch.begin(), batch.end(), first);
-    sum += linear_member_loss(p, head, loss, dev, batch, 0.0, nullptr);
+    sum += linear_member_loss(p, head, loss, dev, features, batch, 0.0, nullptr);
   }
   return sum / static_cast<double>(dev.size());
 }
@@ -91,6 +98,8 @@ LinearMemberResult train_linear_member(const Config& cfg, const Corpus& corpus, 
   refs.erase(std::remove_if(refs.begin(), refs.end(), [](const ParamRef& r) { return r.name == "idf"; }), refs.end());
   for (ParamRef& r : refs) r.lr_scale = cfg.optimizer.bag_lr_scale;
   const std::unique_ptr<Optimizer> optimizer = make_optimizer(cfg.optimizer, resolve_threads(cfg.trainer.threads));
+  const BagFeatures train_features = all_features(p, corpus.train);
+  const BagFeatures dev_features = all_features(p, corpus.dev);
   const long long documents = static_cast<long long>(corpus.train.size());
   const long long steps_per_epoch = (documents + batch_size - 1) / batch_size;
   const long long total_steps = steps_per_epoch * kLinearMemberEpochs;
@@ -101,7 +110,7 @@ LinearMemberResult train_linear_member(const Config& cfg, const Corpus& corpus, 
   for (int epoch = 1; epoch <= kLinearMemberEpochs; ++epoch) {
     for (const Indices& batch : epoch_batches(corpus.train.size(), batch_size, cfg.trainer.seed, epoch)) {
       for (ParamRef& ref : refs) ref.grad->setZero();
-      linear_member_loss(p, head, cfg.loss, corpus.train, batch, 1.0 / static_cast<double>(batch.size()), &grads);
+      linear_member_loss(p, head, cfg.loss, corpus.train, train_features, batch, 1.0 / static_cast<double>(batch.size()), &grads);
       clip_global_norm(refs, cfg.optimizer.clip_norm);
       optimizer->step(refs, learning_rate(cfg.optimizer, optimizer->steps(), total_steps));
     }
@@ -111,7 +120,7 @@ LinearMemberResult train_linear_member(const Config& cfg, const Corpus& corpus, 
       r.best_epoch = epoch;
       continue;
     }
-    const double loss = dev_loss(p, head, cfg.loss, corpus.dev, batch_size);
+    const double loss = dev_loss(p, head, cfg.loss, corpus.dev, dev_features, batch_size);
     if (loss < best) {
       best = loss;
       r.params = p;

@@ -39,6 +39,21 @@ BagFeatures bag_features(const std::vector<std::int32_t>& tokens, const std::vec
   return x;
 }
 
+BagFeatures bag_rows(const BagFeatures& x, const std::vector<Index>& rows) {
+  BagFeatures out;
+  out.start.reserve(rows.size() + 1);
+  out.start.push_back(0);
+  for (Index r : rows) {
+    HAN_ASSERT(r >= 0 && r + 1 < static_cast<Index>(x.start.size()));
+    const auto first = static_cast<std::ptrdiff_t>(x.start[static_cast<std::size_t>(r)]);
+    const auto last = static_cast<std::ptrdiff_t>(x.start[static_cast<std::size_t>(r) + 1]);
+    out.ids.insert(out.ids.end(), x.ids.begin() + first, x.ids.begin() + last);
+    out.values.insert(out.values.end(), x.values.begin() + first, x.values.begin() + last);
+    out.start.push_back(static_cast<Index>(out.ids.size()));
+  }
+  return out;
+}
+
 BagParams bag_init(Index vocab_size, Index outputs) {
   BagParams p;
   p.W = Matrix::Zero(outputs, vocab_size);
