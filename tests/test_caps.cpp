@@ -67,24 +67,31 @@ TEST_CASE("caps: \"auto\" reads and writes in config JSON, other text is refused
                     Catch::Contains("tokenizer.max_words"));
 }
 
-TEST_CASE("train with auto caps: the model holds the chosen numbers, config.json keeps auto", "[cli][caps]") {
+TEST_CASE("train with auto caps and min_count: the model holds the chosen numbers, config.json keeps auto", "[cli][caps]") {
   const han::test::CliFixture& f = han::test::cli_fixture();
   han::test::TempDir tmp;
   const std::string out = (tmp.path / "run").string();
   const han::test::RunResult r = han::test::run(han::test::han_cmd(
       "train --config " + han::test::source_path("configs/quickstart.json") + " --output " + out + " --set data.train=" +
-      f.data + " --set tokenizer.max_sentences=auto --set tokenizer.max_words=auto --set trainer.epochs=1"
+      f.data + " --set tokenizer.max_sentences=auto --set tokenizer.max_words=auto --set tokenizer.min_count=auto"
+      " --set trainer.epochs=1"
       " --set model.embedding_dim=8 --set model.word_hidden=4 --set model.sentence_hidden=4 --set model.attention_dim=8"));
   REQUIRE(r.exit_code == 0);
   CHECK(r.err.find("(auto) keep 9") != std::string::npos);
+  CHECK(r.err.find("min_count: ") != std::string::npos);
+  CHECK(r.err.find(" (auto) keeps ") != std::string::npos);
   const auto info = nlohmann::json::parse(han::test::run(han::test::han_cmd("info --json --model " + out + "/model.han")).out);
   const auto& caps = info["config"]["tokenizer"];
   REQUIRE(caps["max_sentences"].is_number_integer());
   REQUIRE(caps["max_words"].is_number_integer());
   CHECK(caps["max_sentences"].get<int>() >= 1);
   CHECK(caps["max_words"].get<int>() >= 1);
+  REQUIRE(caps["min_count"].is_number_integer());
+  CHECK(caps["min_count"].get<int>() >= 1);
+  CHECK(caps["min_count"].get<int>() <= 6);
   const auto stored = nlohmann::json::parse(han::test::slurp(out + "/config.json"));
   CHECK(stored["tokenizer"]["max_sentences"] == "auto");
+  CHECK(stored["tokenizer"]["min_count"] == "auto");
   const han::test::RunResult p = han::test::run(han::test::han_cmd("predict --model " + out + "/model.han"), "a fine film.\n");
   CHECK(p.exit_code == 0);
   CHECK(han::test::lines_of(p.out).size() == 1);

@@ -44,7 +44,9 @@ TEST_CASE("token cache: the mapped corpus is the corpus read from the text", "[t
   TempDir dir;
   Config cfg = small_corpus_config(dir);
   cfg.tokenizer.max_sentences = cfg.tokenizer.max_words = kAutoCap;
+  cfg.tokenizer.min_count = kAutoMinCount;
   const Corpus written = load_corpus(cfg);  // writes the cache
+  REQUIRE(written.min_count >= 1);
   REQUIRE(std::filesystem::exists(cfg.data.cache));
   const std::optional<Corpus> mapped = read_token_cache(cfg.data.cache, corpus_fingerprint(cfg, {}, nullptr));
   REQUIRE(mapped);
@@ -52,6 +54,7 @@ TEST_CASE("token cache: the mapped corpus is the corpus read from the text", "[t
   CHECK(mapped->labels == written.labels);
   CHECK(mapped->max_sentences == written.max_sentences);
   CHECK(mapped->max_words == written.max_words);
+  CHECK(mapped->min_count == written.min_count);
   CHECK(mapped->train_distinct_words == written.train_distinct_words);
   check_same_documents(mapped->train, written.train);
   check_same_documents(mapped->dev, written.dev);

@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "han/core/error.h"
@@ -10,6 +11,8 @@
 using han::TokenizedText;
 using han::Vocab;
 using han::VocabBuilder;
+using han::MinCountChoice;
+using han::kAutoMinCountMost;
 
 namespace {
 
@@ -57,6 +60,32 @@ TEST_CASE("vocab: min_count and max_size", "[vocab]") {
   CHECK(b.build(1, 2).words() == Words{"<pad>", "<unk>"});
   CHECK(b.build(1, 100).size() == 8);
   CHECK(b.build(3, 5).words() == Words{"<pad>", "<unk>", "the", "ant", "cat"});
+}
+
+TEST_CASE("vocab: min_count auto keeps 6 unless its words hold under 95% of the tokens", "[vocab]") {
+  const auto builder = [](std::vector<std::pair<std::string, std::int64_t>> counts) {
+    VocabBuilder b;
+    for (const auto& [w, n] : counts) b.add(w, n);
+    return b.choose_min_count();
+  };
+  // 95 of 100 tokens are words seen 6 times or more: the paper's threshold stays.
+  MinCountChoice c = builder({{"a", 95}, {"b", 1}, {"c", 1}, {"d", 1}, {"e", 1}, {"f", 1}});
+  CHECK(c.min_count == 6);
+  CHECK(c.kept_fraction == Approx(0.95));
+  // One token more of a rare word: under 95% down to 2, so every word is kept.
+  c = builder({{"a", 95}, {"b", 1}, {"c", 1}, {"d", 1}, {"e", 1}, {"f", 1}, {"g", 1}});
+  CHECK(c.min_count == 1);
+  CHECK(c.kept_fraction == Approx(1.0));
+  // A word seen 5 times brings 90% up to 95%: the threshold stops at 5.
+  c = builder({{"a", 90}, {"b", 5}, {"c", 1}, {"d", 1}, {"e", 1}, {"f", 1}, {"g", 1}});
+  CHECK(c.min_count == 5);
+  CHECK(c.kept_fraction == Approx(0.95));
+  // Short texts: mostly words seen twice.
+  c = builder({{"a", 12}, {"b", 2}, {"c", 2}, {"d", 2}, {"e", 2}, {"f", 1}});
+  CHECK(c.min_count == 2);
+  CHECK(c.kept_fraction == Approx(20.0 / 21.0));
+  c = builder({});
+  CHECK(c.min_count == kAutoMinCountMost);
 }
 
 TEST_CASE("vocab: from_words round trip and validation", "[vocab]") {

@@ -110,14 +110,25 @@ TrainingText read_train(const Config& cfg) {
   return text;
 }
 
-// The vocabulary of the words kept by the caps (see load_corpus), and how many distinct
-// words they hold.
-std::pair<Vocab, std::size_t> training_vocab(const TrainingText& text, const Corpus& corpus, const TokenizerConfig& cfg) {
+// The min_count of the vocabulary, an "auto" one chosen from `words`, with a line on it.
+int min_count_for(const VocabBuilder& words, const TokenizerConfig& tokenizer) {
+  if (tokenizer.min_count != kAutoMinCount) return tokenizer.min_count;
+  const MinCountChoice choice = words.choose_min_count();
+  spdlog::info("min_count: {} (auto) keeps {:.1f}% of the tokens of train in the vocabulary", choice.min_count,
+               100 * choice.kept_fraction);
+  return choice.min_count;
+}
+
+// The vocabulary of the words kept by the caps (see load_corpus); sets corpus.min_count and
+// corpus.train_distinct_words (how many distinct words the caps keep).
+Vocab training_vocab(const TrainingText& text, Corpus& corpus, const TokenizerConfig& cfg) {
   const std::vector<std::int64_t> counts = kept_counts(text, corpus.max_sentences, corpus.max_words);
   VocabBuilder builder;
   for (std::size_t i = 0; i < counts.size(); ++i)
     if (counts[i] > 0) builder.add(text.words[i], counts[i]);
-  return {builder.build(cfg.min_count, cfg.max_vocab), builder.distinct_words()};
+  corpus.min_count = min_count_for(builder, cfg);
+  corpus.train_distinct_words = builder.distinct_words();
+  return builder.build(corpus.min_count, cfg.max_vocab);
 }
 
 // Each provisional word's id in `vocab` (kUnk when it is not there).
@@ -141,7 +152,7 @@ Corpus read_corpus(const Config& given, const std::vector<std::string>& vector_w
     const CapChoice caps = caps_for(train, given.tokenizer);
     corpus.max_sentences = caps.max_sentences;
     corpus.max_words = caps.max_words;
-    std::tie(corpus.vocab, corpus.train_distinct_words) = training_vocab(train, corpus, given.tokenizer);
+    corpus.vocab = training_vocab(train, corpus, given.tokenizer);
     const std::size_t from_train = corpus.vocab.size();
     if (!vector_words.empty()) {
       corpus.vocab = with_vector_words(corpus.vocab, vector_words, given.tokenizer.max_vocab);
@@ -153,7 +164,7 @@ Corpus read_corpus(const Config& given, const std::vector<std::string>& vector_w
     const std::vector<std::int32_t> ids = vocab_ids(train, corpus.vocab);
     corpus.train = to_documents(std::move(train), corpus.max_sentences, corpus.max_words, ids, corpus.vocab.size());
   }  // the provisional ids are freed before dev and test are read
-  const Config cfg = with_corpus_caps(given, corpus);
+  const Config cfg = with_corpus_tokenizer(given, corpus);
   const Tokenizer tokenizer(tokenizer_options(cfg.tokenizer));
   for (auto [path, docs, split] : {std::tuple{&cfg.data.dev, &corpus.dev, "dev"}, {&cfg.data.test, &corpus.test, "test"}}) {
     if (path->empty()) continue;
@@ -195,9 +206,10 @@ std::vector<double> label_rates(const Corpus& corpus) {
   return rates;
 }
 
-Config with_corpus_caps(Config cfg, const Corpus& corpus) {
+Config with_corpus_tokenizer(Config cfg, const Corpus& corpus) {
   cfg.tokenizer.max_sentences = corpus.max_sentences;
   cfg.tokenizer.max_words = corpus.max_words;
+  cfg.tokenizer.min_count = corpus.min_count;
   return cfg;
 }
 

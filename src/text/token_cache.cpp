@@ -152,6 +152,7 @@ void write_token_cache(const std::string& path, const Corpus& corpus, std::uint6
                  {"labels", corpus.labels},
                  {"max_sentences", corpus.max_sentences},
                  {"max_words", corpus.max_words},
+                 {"min_count", corpus.min_count},
                  {"train_distinct_words", corpus.train_distinct_words}};
   for (const auto& [name, docs] : {std::pair{"train", &corpus.train}, {"dev", &corpus.dev}, {"test", &corpus.test}})
     header["splits"][name] = place_split(*docs, offset, arrays);
@@ -303,6 +304,9 @@ Corpus corpus_from(const json& header, std::string_view data, const std::shared_
   };
   corpus.max_sentences = cap("max_sentences");
   corpus.max_words = cap("max_words");
+  const std::uint64_t min_count = whole(header.at("min_count"));
+  if (min_count == 0 || min_count > 1000000000) throw Unusable{"its min_count is out of range"};  // config's range
+  corpus.min_count = static_cast<int>(min_count);
   corpus.train_distinct_words = whole(header.at("train_distinct_words"));
   const json& splits = header.at("splits");
   corpus.train = read_split(splits.at("train"), data, corpus, file);

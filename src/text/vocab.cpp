@@ -68,6 +68,27 @@ void VocabBuilder::add(const TokenizedText& text) {
   }
 }
 
+MinCountChoice VocabBuilder::choose_min_count() const {
+  // tokens_seen[n]: the tokens of the words seen exactly n times, for n < kAutoMinCountMost.
+  std::vector<double> tokens_seen(kAutoMinCountMost, 0.0);
+  double total = 0;
+  for (const auto& [w, n] : counts_) {
+    total += static_cast<double>(n);
+    if (n < kAutoMinCountMost) tokens_seen[static_cast<std::size_t>(n)] += static_cast<double>(n);
+  }
+  if (total == 0) return {};
+  double kept = total;
+  for (int n = 1; n < kAutoMinCountMost; ++n) kept -= tokens_seen[static_cast<std::size_t>(n)];
+  MinCountChoice choice{kAutoMinCountMost, kept / total};
+  // Lowering the threshold from n + 1 to n keeps the words seen exactly n times too.
+  while (choice.min_count > 1 && choice.kept_fraction < kAutoMinCountKeep) {
+    --choice.min_count;
+    kept += tokens_seen[static_cast<std::size_t>(choice.min_count)];
+    choice.kept_fraction = kept / total;
+  }
+  return choice;
+}
+
 Vocab VocabBuilder::build(int min_count, int max_size) const {
   std::vector<std::pair<const std::string*, std::int64_t>> kept;
   kept.reserve(counts_.size());

@@ -81,7 +81,7 @@ TrainResult train_member(const Config& cfg, const Corpus& corpus, const TrainOpt
 
 Classifier ensemble_classifier(const Config& cfg, const Corpus& corpus, const EnsembleResult& r) {
   // The head a trained model holds is the one it started with (thresholds are not tuned yet).
-  Classifier c{with_corpus_caps(cfg, corpus), corpus.vocab, corpus.labels, r.members.front().best_params, {},
+  Classifier c{with_corpus_tokenizer(cfg, corpus), corpus.vocab, corpus.labels, r.members.front().best_params, {},
                initial_head(cfg.model.task, corpus.labels.size(), corpus.targets)};
   for (std::size_t k = 1; k < r.members.size(); ++k) c.more_members.push_back(r.members[k].best_params);
   c.linear = r.linear.params;

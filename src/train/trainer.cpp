@@ -125,7 +125,7 @@ class TrainingRun {
 };
 
 TrainingRun::TrainingRun(const Config& cfg, const Corpus& corpus, const TrainOptions& options)
-    : cfg_(with_corpus_caps(cfg, corpus)),
+    : cfg_(with_corpus_tokenizer(cfg, corpus)),
       corpus_(corpus),
       options_(options),
       job_(options.job ? *options.job : alone_),

@@ -29,12 +29,14 @@ constexpr int kTokenizerVersion = 2;
 // tokenizer.max_sentences / max_words "auto": caps chosen from the training data when the
 // corpus is loaded (text/caps.h); a trained model always holds the chosen numbers.
 constexpr int kAutoCap = 0;
+// tokenizer.min_count "auto" (text/vocab.h, VocabBuilder::choose_min_count), held as 0 like the caps.
+constexpr int kAutoMinCount = 0;
 
 struct TokenizerConfig {
   bool lowercase = true;
   int max_sentences = 30;  // sentences kept per document; kAutoCap: chosen from the training data
   int max_words = 50;      // words kept per sentence; kAutoCap: chosen from the training data
-  int min_count = 6;       // a word enters the vocabulary if seen >= min_count times ("more than 5")
+  int min_count = 6;       // a word enters the vocabulary if seen >= min_count times ("more than 5"); kAutoMinCount: chosen
   int max_vocab = 50000;   // including PAD and UNK
   int version = kTokenizerVersion;
 };

@@ -17,6 +17,7 @@ struct Corpus {
   TargetScale targets;              // regression: the training targets' scale
   Documents train, dev, test;
   int max_sentences = 0, max_words = 0;  // the caps the documents were read with ("auto" chosen)
+  int min_count = 0;                     // the vocabulary's threshold ("auto" chosen)
   std::size_t train_distinct_words = 0;  // distinct words of train within the caps
   // How loading met data.cache: not set, mapped from it, read and written to it, or read
   // but the cache could not be written (a warning said why).
@@ -35,8 +36,9 @@ struct CorpusBase {
 // Multi-label: the share of the training documents that carry each label.
 std::vector<double> label_rates(const Corpus& corpus);
 
-// `cfg` with the corpus's caps in place of "auto": the config a model trained on it holds.
-Config with_corpus_caps(Config cfg, const Corpus& corpus);
+// `cfg` with the corpus's caps and min_count in place of "auto": the config a model trained
+// on it holds.
+Config with_corpus_tokenizer(Config cfg, const Corpus& corpus);
 
 // Reads data.train (required, non-empty), data.dev and data.test (optional). The caps
 // ("auto" chosen on the training text, text/caps.h) apply to every split; the corpus log

@@ -40,6 +40,17 @@ class Vocab {
   std::vector<std::int32_t> slots_;
 };
 
+// tokenizer.min_count "auto": the paper's threshold (words seen more than 5 times) unless
+// the words it keeps hold less than kAutoMinCountKeep of the training tokens, as on short
+// texts, where most words are rare; then the largest threshold that keeps that much.
+constexpr int kAutoMinCountMost = 6;
+constexpr double kAutoMinCountKeep = 0.95;
+
+struct MinCountChoice {
+  int min_count = kAutoMinCountMost;
+  double kept_fraction = 1.0;  // of the counted tokens, by the words seen >= min_count times
+};
+
 class VocabBuilder {
  public:
   void add(const TokenizedText& text);
@@ -48,6 +59,9 @@ class VocabBuilder {
   // in total (PAD and UNK included).
   Vocab build(int min_count, int max_size) const;
   std::size_t distinct_words() const { return counts_.size(); }
+  // The largest min_count <= kAutoMinCountMost whose words hold kAutoMinCountKeep of the
+  // counted tokens (1 keeps them all).
+  MinCountChoice choose_min_count() const;
 
  private:
   std::unordered_map<std::string, std::int64_t> counts_;
