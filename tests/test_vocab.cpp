@@ -12,6 +12,7 @@ using han::TokenizedText;
 using han::Vocab;
 using han::VocabBuilder;
 using han::MinCountChoice;
+using han::kAutoMinCountLeast;
 using han::kAutoMinCountMost;
 
 namespace {
@@ -62,7 +63,7 @@ TEST_CASE("vocab: min_count and max_size", "[vocab]") {
   CHECK(b.build(3, 5).words() == Words{"<pad>", "<unk>", "the", "ant", "cat"});
 }
 
-TEST_CASE("vocab: min_count auto keeps 6 unless its words hold under 95% of the tokens", "[vocab]") {
+TEST_CASE("vocab: min_count auto keeps 6 unless its words hold under 95% of the tokens, and never goes under 2", "[vocab]") {
   const auto builder = [](std::vector<std::pair<std::string, std::int64_t>> counts) {
     VocabBuilder b;
     for (const auto& [w, n] : counts) b.add(w, n);
@@ -72,10 +73,10 @@ TEST_CASE("vocab: min_count auto keeps 6 unless its words hold under 95% of the 
   MinCountChoice c = builder({{"a", 95}, {"b", 1}, {"c", 1}, {"d", 1}, {"e", 1}, {"f", 1}});
   CHECK(c.min_count == 6);
   CHECK(c.kept_fraction == Approx(0.95));
-  // One token more of a rare word: under 95% down to 2, so every word is kept.
+  // One token more of a rare word: under 95% down to 2, and no lower (words seen once stay out).
   c = builder({{"a", 95}, {"b", 1}, {"c", 1}, {"d", 1}, {"e", 1}, {"f", 1}, {"g", 1}});
-  CHECK(c.min_count == 1);
-  CHECK(c.kept_fraction == Approx(1.0));
+  CHECK(c.min_count == kAutoMinCountLeast);
+  CHECK(c.kept_fraction == Approx(95.0 / 101.0));
   // A word seen 5 times brings 90% up to 95%: the threshold stops at 5.
   c = builder({{"a", 90}, {"b", 5}, {"c", 1}, {"d", 1}, {"e", 1}, {"f", 1}, {"g", 1}});
   CHECK(c.min_count == 5);

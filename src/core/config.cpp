@@ -108,8 +108,8 @@ void visit_fields(TokenizerConfig& c, V& v) {
   v.integer("max_words", c.max_words, IntRange{1, 100000, true},
             "words kept per sentence; auto: chosen to keep ~95% of the training tokens");
   v.integer("min_count", c.min_count, IntRange{1, 1000000000, true},
-            "a word enters the vocabulary if seen at least this often in train; auto: 6, or less when the words "
-            "seen 6 times hold under 95% of the training tokens (short texts)");
+            "a word enters the vocabulary if seen at least this often in train; auto: 6, or down to 2 when the "
+            "words seen 6 times hold under 95% of the training tokens (short texts)");
   v.integer("max_vocab", c.max_vocab, IntRange{3, 10000000},
             "largest vocabulary, PAD and UNK included");
   v.integer("version", c.version, IntRange{1, kTokenizerVersion},

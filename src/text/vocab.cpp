@@ -81,7 +81,7 @@ MinCountChoice VocabBuilder::choose_min_count() const {
   for (int n = 1; n < kAutoMinCountMost; ++n) kept -= tokens_seen[static_cast<std::size_t>(n)];
   MinCountChoice choice{kAutoMinCountMost, kept / total};
   // Lowering the threshold from n + 1 to n keeps the words seen exactly n times too.
-  while (choice.min_count > 1 && choice.kept_fraction < kAutoMinCountKeep) {
+  while (choice.min_count > kAutoMinCountLeast && choice.kept_fraction < kAutoMinCountKeep) {
     --choice.min_count;
     kept += tokens_seen[static_cast<std::size_t>(choice.min_count)];
     choice.kept_fraction = kept / total;

@@ -36,7 +36,7 @@ struct TokenizerConfig {
   bool lowercase = true;
   int max_sentences = 30;  // sentences kept per document; kAutoCap: chosen from the training data
   int max_words = 50;      // words kept per sentence; kAutoCap: chosen from the training data
-  int min_count = 6;       // a word enters the vocabulary if seen >= min_count times ("more than 5"); kAutoMinCount: chosen
+  int min_count = kAutoMinCount;  // a word enters the vocabulary if seen >= min_count times; auto: 6 ("more than 5") or less on short texts
   int max_vocab = 50000;   // including PAD and UNK
   int version = kTokenizerVersion;
 };

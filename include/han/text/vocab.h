@@ -42,8 +42,11 @@ class Vocab {
 
 // tokenizer.min_count "auto": the paper's threshold (words seen more than 5 times) unless
 // the words it keeps hold less than kAutoMinCountKeep of the training tokens, as on short
-// texts, where most words are rare; then the largest threshold that keeps that much.
+// texts, where most words are rare; then the largest threshold that keeps that much, but
+// never below 2: a word seen once gets an embedding fitted to one document, and with every
+// training word known, <unk> would be learnt from word dropout alone.
 constexpr int kAutoMinCountMost = 6;
+constexpr int kAutoMinCountLeast = 2;
 constexpr double kAutoMinCountKeep = 0.95;
 
 struct MinCountChoice {
@@ -59,8 +62,8 @@ class VocabBuilder {
   // in total (PAD and UNK included).
   Vocab build(int min_count, int max_size) const;
   std::size_t distinct_words() const { return counts_.size(); }
-  // The largest min_count <= kAutoMinCountMost whose words hold kAutoMinCountKeep of the
-  // counted tokens (1 keeps them all).
+  // The largest min_count in [kAutoMinCountLeast, kAutoMinCountMost] whose words hold
+  // kAutoMinCountKeep of the counted tokens; kAutoMinCountLeast when none does.
   MinCountChoice choose_min_count() const;
 
  private:
