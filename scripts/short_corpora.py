@@ -69,8 +69,13 @@ def main():
     for task, (corpus, cut) in TASKS.items():
         os.makedirs(os.path.join(args.out, task), exist_ok=True)
         for split in ("train", "dev", "test"):
-            words = convert(os.path.join(args.data, corpus, split + ".jsonl"),
-                            os.path.join(args.out, task, split + ".jsonl"), cut)
+            source = os.path.join(args.data, corpus, split + ".jsonl")
+            if not os.path.exists(source):
+                raise SystemExit(f"short_corpora.py: {source} not found (--data names the corpora's folder)")
+            words = convert(source, os.path.join(args.out, task, split + ".jsonl"), cut)
+            if not words:
+                print(f"{task}/{split}: no documents")
+                continue
             print(f"{task}/{split}: {len(words)} documents, {statistics.mean(words):.1f} words on average "
                   f"(median {statistics.median(words):.0f}), {sum(w == 0 for w in words)} empty")
 

@@ -3,9 +3,15 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "han/core/config.h"
 #include "han/text/caps.h"
+#include "han/text/vocab.h"
 #include "support/cli_fixture.h"
 #include "support/paths.h"
 #include "support/run.h"
@@ -79,7 +85,7 @@ TEST_CASE("train with auto caps and min_count: the model holds the chosen number
   REQUIRE(r.exit_code == 0);
   CHECK(r.err.find("(auto) keep 9") != std::string::npos);
   CHECK(r.err.find("min_count: ") != std::string::npos);
-  CHECK(r.err.find(" (auto) keeps ") != std::string::npos);
+  CHECK(r.err.find(" (auto): the words seen at least ") != std::string::npos);
   const auto info = nlohmann::json::parse(han::test::run(han::test::han_cmd("info --json --model " + out + "/model.han")).out);
   const auto& caps = info["config"]["tokenizer"];
   REQUIRE(caps["max_sentences"].is_number_integer());
@@ -87,12 +93,44 @@ TEST_CASE("train with auto caps and min_count: the model holds the chosen number
   CHECK(caps["max_sentences"].get<int>() >= 1);
   CHECK(caps["max_words"].get<int>() >= 1);
   REQUIRE(caps["min_count"].is_number_integer());
-  CHECK(caps["min_count"].get<int>() >= 1);
-  CHECK(caps["min_count"].get<int>() <= 6);
+  CHECK(caps["min_count"].get<int>() >= kAutoMinCountLeast);
+  CHECK(caps["min_count"].get<int>() <= kAutoMinCountMost);
   const auto stored = nlohmann::json::parse(han::test::slurp(out + "/config.json"));
   CHECK(stored["tokenizer"]["max_sentences"] == "auto");
   CHECK(stored["tokenizer"]["min_count"] == "auto");
   const han::test::RunResult p = han::test::run(han::test::han_cmd("predict --model " + out + "/model.han"), "a fine film.\n");
   CHECK(p.exit_code == 0);
   CHECK(han::test::lines_of(p.out).size() == 1);
+}
+
+TEST_CASE("train on short texts with min_count auto: it goes down to 2, and the model's vocabulary follows", "[cli][caps]") {
+  // 20 one-line documents: "common" in each, ten words seen 3 times, ten seen twice and five
+  // seen once. The words seen at least 2 times hold 70 of the 75 tokens (93 %), under 95 %,
+  // so auto stops at its floor of 2: PAD, UNK, common and the twenty words seen 2-3 times.
+  std::vector<std::string> tokens;
+  for (int i = 0; i < 10; ++i)
+    for (int k = 0; k < 3; ++k) tokens.push_back("thrice" + std::to_string(i));
+  for (int i = 0; i < 10; ++i)
+    for (int k = 0; k < 2; ++k) tokens.push_back("twice" + std::to_string(i));
+  for (int i = 0; i < 5; ++i) tokens.push_back("once" + std::to_string(i));
+  std::vector<std::string> docs(20, "common");
+  for (std::size_t j = 0; j < tokens.size(); ++j) docs[j % docs.size()] += " " + tokens[j];
+  han::test::TempDir tmp;
+  const std::string train = (tmp.path / "short.jsonl").string();
+  {
+    std::ofstream out(train);
+    for (std::size_t d = 0; d < docs.size(); ++d)
+      out << nlohmann::json{{"label", d % 2 ? "pos" : "neg"}, {"text", docs[d]}}.dump() << "\n";
+  }
+  const std::string out = (tmp.path / "run").string();
+  const han::test::RunResult r = han::test::run(han::test::han_cmd(
+      "train --config " + han::test::source_path("configs/quickstart.json") + " --output " + out + " --set data.train=" +
+      train + " --set data.dev= --set data.test= --set tokenizer.min_count=auto --set trainer.epochs=1"
+      " --set model.embedding_dim=8 --set model.word_hidden=4 --set model.sentence_hidden=4 --set model.attention_dim=8"));
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.err.find("min_count: 2 (auto): the words seen at least 2 times hold 93.3% of the tokens of train") !=
+        std::string::npos);
+  const auto info = nlohmann::json::parse(han::test::run(han::test::han_cmd("info --json --model " + out + "/model.han")).out);
+  CHECK(info["config"]["tokenizer"]["min_count"] == 2);
+  CHECK(info["vocabulary_size"] == 2 + 1 + 20);
 }

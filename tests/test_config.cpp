@@ -24,7 +24,7 @@ han::Config parse(const std::string& text) { return han::config_from_json(json::
 
 }  // namespace
 
-TEST_CASE("defaults match the paper and round-trip through JSON", "[config]") {
+TEST_CASE("defaults match the paper (min_count: auto) and round-trip through JSON", "[config]") {
   const han::Config d;
   CHECK(d.model.embedding_dim == 200);
   CHECK(d.model.word_hidden == 50);

@@ -40,7 +40,7 @@ std::string enum_choices() {
 
 struct IntRange {
   std::int64_t lo, hi;
-  bool or_auto = false;  // also "auto", held as 0 (kAutoCap)
+  bool or_auto = false;  // also "auto", held as 0 (kAutoCap, kAutoMinCount)
 };
 
 struct RealRange {
@@ -109,7 +109,7 @@ void visit_fields(TokenizerConfig& c, V& v) {
             "words kept per sentence; auto: chosen to keep ~95% of the training tokens");
   v.integer("min_count", c.min_count, IntRange{1, 1000000000, true},
             "a word enters the vocabulary if seen at least this often in train; auto: 6, or down to 2 when the "
-            "words seen 6 times hold under 95% of the training tokens (short texts)");
+            "words seen at least 6 times hold under 95% of the training tokens (short texts)");
   v.integer("max_vocab", c.max_vocab, IntRange{3, 10000000},
             "largest vocabulary, PAD and UNK included");
   v.integer("version", c.version, IntRange{1, kTokenizerVersion},

@@ -114,8 +114,8 @@ TrainingText read_train(const Config& cfg) {
 int min_count_for(const VocabBuilder& words, const TokenizerConfig& tokenizer) {
   if (tokenizer.min_count != kAutoMinCount) return tokenizer.min_count;
   const MinCountChoice choice = words.choose_min_count();
-  spdlog::info("min_count: {} (auto) keeps {:.1f}% of the tokens of train in the vocabulary", choice.min_count,
-               100 * choice.kept_fraction);
+  spdlog::info("min_count: {} (auto): the words seen at least {} times hold {:.1f}% of the tokens of train",
+               choice.min_count, choice.min_count, 100 * choice.kept_fraction);
   return choice.min_count;
 }
 
@@ -207,6 +207,7 @@ std::vector<double> label_rates(const Corpus& corpus) {
 }
 
 Config with_corpus_tokenizer(Config cfg, const Corpus& corpus) {
+  HAN_ASSERT(corpus.max_sentences >= 1 && corpus.max_words >= 1 && corpus.min_count >= 1);  // never "auto" in a model
   cfg.tokenizer.max_sentences = corpus.max_sentences;
   cfg.tokenizer.max_words = corpus.max_words;
   cfg.tokenizer.min_count = corpus.min_count;

@@ -19,11 +19,22 @@ namespace {
 
 using Indices = std::vector<Index>;
 
-// Every document's features, computed once: the idf is fixed before training.
+// Every document's features, computed once: the idf is fixed before training. In chunks,
+// so that no more than a chunk's word ids are ever copied out of the corpus at once.
 BagFeatures all_features(const LinearMemberParams& p, const Documents& docs) {
-  Indices all(docs.size());
-  std::iota(all.begin(), all.end(), Index{0});
-  return linear_member_features(p, docs, all);
+  constexpr Index kChunk = 1024;
+  BagFeatures all;
+  all.start = {0};
+  for (Index first = 0; first < static_cast<Index>(docs.size()); first += kChunk) {
+    Indices chunk(static_cast<std::size_t>(std::min<Index>(kChunk, static_cast<Index>(docs.size()) - first)));
+    std::iota(chunk.begin(), chunk.end(), first);
+    const BagFeatures part = linear_member_features(p, docs, chunk);
+    const Index offset = static_cast<Index>(all.ids.size());
+    for (std::size_t b = 1; b < part.start.size(); ++b) all.start.push_back(offset + part.start[b]);
+    all.ids.insert(all.ids.end(), part.ids.begin(), part.ids.end());
+    all.values.insert(all.values.end(), part.values.begin(), part.values.end());
+  }
+  return all;
 }
 
 // docs[indices]'s summed loss (each document times its weight), their features cut from

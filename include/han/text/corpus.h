@@ -17,7 +17,9 @@ struct Corpus {
   TargetScale targets;              // regression: the training targets' scale
   Documents train, dev, test;
   int max_sentences = 0, max_words = 0;  // the caps the documents were read with ("auto" chosen)
-  int min_count = 0;                     // the vocabulary's threshold ("auto" chosen)
+  // The threshold the training words were counted against ("auto" chosen); with trainer.init
+  // and no extend_vocab, the model's vocabulary stands instead.
+  int min_count = 0;
   std::size_t train_distinct_words = 0;  // distinct words of train within the caps
   // How loading met data.cache: not set, mapped from it, read and written to it, or read
   // but the cache could not be written (a warning said why).

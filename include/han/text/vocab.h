@@ -62,8 +62,8 @@ class VocabBuilder {
   // in total (PAD and UNK included).
   Vocab build(int min_count, int max_size) const;
   std::size_t distinct_words() const { return counts_.size(); }
-  // The largest min_count in [kAutoMinCountLeast, kAutoMinCountMost] whose words hold
-  // kAutoMinCountKeep of the counted tokens; kAutoMinCountLeast when none does.
+  // The largest min_count in [kAutoMinCountLeast, kAutoMinCountMost] whose words hold at
+  // least kAutoMinCountKeep of the counted tokens; kAutoMinCountLeast when none does.
   MinCountChoice choose_min_count() const;
 
  private:
