@@ -19,20 +19,32 @@ namespace {
 
 using Indices = std::vector<Index>;
 
+// 0, 1, ..., n - 1.
+Indices in_order(std::size_t n) {
+  Indices order(n);
+  std::iota(order.begin(), order.end(), Index{0});
+  return order;
+}
+
+// `order` cut into consecutive batches of `size` documents (the last may be shorter).
+std::vector<Indices> cut_into_batches(const Indices& order, Index size) {
+  std::vector<Indices> batches;
+  for (std::size_t first = 0; first < order.size(); first += static_cast<std::size_t>(size))
+    batches.emplace_back(order.begin() + static_cast<std::ptrdiff_t>(first),
+                         order.begin() + static_cast<std::ptrdiff_t>(
+                                             std::min(order.size(), first + static_cast<std::size_t>(size))));
+  return batches;
+}
+
 // Every document's features, computed once: the idf is fixed before training. In chunks,
 // so that no more than a chunk's word ids are ever copied out of the corpus at once.
 BagFeatures all_features(const LinearMemberParams& p, const Documents& docs) {
   constexpr Index kChunk = 1024;
   BagFeatures all;
   all.start = {0};
-  for (Index first = 0; first < static_cast<Index>(docs.size()); first += kChunk) {
-    Indices chunk(static_cast<std::size_t>(std::min<Index>(kChunk, static_cast<Index>(docs.size()) - first)));
-    std::iota(chunk.begin(), chunk.end(), first);
+  for (const Indices& chunk : cut_into_batches(in_order(docs.size()), kChunk)) {
     const BagFeatures part = linear_member_features(p, docs, chunk);
-    const Index offset = static_cast<Index>(all.ids.size());
-    for (std::size_t b = 1; b < part.start.size(); ++b) all.start.push_back(offset + part.start[b]);
-    all.ids.insert(all.ids.end(), part.ids.begin(), part.ids.end());
-    all.values.insert(all.values.end(), part.values.begin(), part.values.end());
+    bag_append(all, part, 0, static_cast<Index>(chunk.size()));
   }
   return all;
 }
@@ -54,26 +66,17 @@ double linear_member_loss(const LinearMemberParams& p, const OutputHead& head, c
 double dev_loss(const LinearMemberParams& p, const OutputHead& head, const LossConfig& loss, const Documents& dev,
                 const BagFeatures& features, Index batch_size) {
   double sum = 0;
-  for (Index first = 0; first < static_cast<Index>(dev.size()); first += batch_size) {
-    Indices batch(static_cast<std::size_t>(std::min<Index>(batch_size, static_cast<Index>(dev.size()) - first)));
-    std::iota(batch.begin(), batch.end(), first);
+  for (const Indices& batch : cut_into_batches(in_order(dev.size()), batch_size))
     sum += linear_member_loss(p, head, loss, dev, features, batch, 0.0, nullptr);
-  }
   return sum / static_cast<double>(dev.size());
 }
 
 // The training documents' batches for one epoch, in a seeded order.
 std::vector<Indices> epoch_batches(std::size_t documents, Index batch_size, std::uint64_t seed, int epoch) {
-  Indices order(documents);
-  std::iota(order.begin(), order.end(), Index{0});
+  Indices order = in_order(documents);
   Rng rng(derive_seed(seed, SeedStream::linear_member, static_cast<std::uint64_t>(epoch)));
   rng.shuffle(order);
-  std::vector<Indices> batches;
-  for (std::size_t first = 0; first < order.size(); first += static_cast<std::size_t>(batch_size))
-    batches.emplace_back(order.begin() + static_cast<std::ptrdiff_t>(first),
-                         order.begin() + static_cast<std::ptrdiff_t>(
-                                             std::min(order.size(), first + static_cast<std::size_t>(batch_size))));
-  return batches;
+  return cut_into_batches(order, batch_size);
 }
 
 }  // namespace
