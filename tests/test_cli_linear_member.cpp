@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "han/core/number_text.h"
 #include "han/infer/classifier.h"
 #include "han/infer/model_file.h"
 #include "support/paths.h"
@@ -34,6 +35,7 @@ json train_ok(const std::string& args) {
   INFO(args << "\n" << r.err);
   REQUIRE(r.exit_code == 0);
   CHECK_THAT(r.err, Catch::Contains("linear member: best epoch "));
+  CHECK_THAT(r.err, Catch::Contains("linear member weight: "));
   return json::parse(r.out);
 }
 
@@ -56,9 +58,14 @@ TEST_CASE("model.linear_member: han train adds the member to a single model, and
   CHECK(member["best_epoch"].get<int>() >= 1);
   CHECK(member["dev_loss"].get<double>() < 0.69);  // better than no opinion
   CHECK(summary["test"]["accuracy"].get<double>() > 0.7);
+  // Its share, chosen on dev, strictly between 0 and 1; the model predicts with it.
+  const double weight = member["weight"].get<double>();
+  CHECK(weight > 0);
+  CHECK(weight < 1);
 
   const han::Classifier model = han::load_classifier(dir.file("run/model.han"));
   CHECK(model.config.model.linear_member);
+  CHECK(model.config.model.linear_weight == Approx(weight));
   REQUIRE(model.linear_member() != nullptr);
   CHECK(model.linear.W.cols() == static_cast<han::Index>(model.vocab.size()));
   CHECK(model.linear.idf.rows() == static_cast<han::Index>(model.vocab.size()));
@@ -71,7 +78,7 @@ TEST_CASE("model.linear_member: han train adds the member to a single model, and
 
   const RunResult info = run(han_cmd("info --model " + dir.file("run/model.han")));
   INFO(info.err);
-  CHECK_THAT(info.out, Catch::Contains("(with a linear member)"));
+  CHECK_THAT(info.out, Catch::Contains("(with a linear member weighing " + han::format_fixed(weight, 2) + ")"));
   CHECK_THAT(info.out, Catch::Contains("bag words: neg "));
 
   // Its tensors are part of the model: a file without them is refused.
@@ -83,6 +90,12 @@ TEST_CASE("model.linear_member: han train adds the member to a single model, and
   const RunResult broken = run(han_cmd("info --model " + dir.file("broken.han")));
   CHECK(broken.exit_code != 0);
   CHECK_THAT(broken.err, Catch::Contains(dir.file("broken.han") + ": model file is corrupted"));
+
+  // A file from before model.linear_weight averaged its linear member in as one more member.
+  han::ModelFileContents older = han::load_model_file(dir.file("run/model.han"));
+  older.header["config"]["model"].erase("linear_weight");
+  han::save_model_file(dir.file("older.han"), older.header, older.tensors);
+  CHECK(han::load_classifier(dir.file("older.han")).config.model.linear_weight == Approx(0.5));
 }
 
 TEST_CASE("model.linear_member in an ensemble: one member for the ensemble, none in its HAN members",
@@ -98,5 +111,11 @@ TEST_CASE("model.linear_member in an ensemble: one member for the ensemble, none
   CHECK_FALSE(first.config.model.linear_member);
   CHECK(first.linear_member() == nullptr);
   const RunResult info = run(han_cmd("info --model " + dir.file("run/model.han")));
-  CHECK_THAT(info.out, Catch::Contains("(2 members and a linear member)"));
+  CHECK_THAT(info.out, Catch::Contains("(2 members and a linear member weighing " +
+                                       han::format_fixed(model.config.model.linear_weight, 2) + ")"));
+
+  // A weight as set is the one the model keeps.
+  const json set = train_ok(train_args(dir, dir.file("set"), " --set trainer.ensemble=2 --set model.linear_weight=0.4"));
+  CHECK(set["linear_member"]["weight"].get<double>() == Approx(0.4));
+  CHECK(han::load_classifier(dir.file("set/model.han")).config.model.linear_weight == Approx(0.4));
 }

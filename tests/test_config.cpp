@@ -345,6 +345,7 @@ TEST_CASE("config_reference lists every key once with default and range", "[conf
   every_key.model.bag = han::Bag::words;
   every_key.optimizer.bag_lr_scale = 3;
   every_key.model.linear_member = true;
+  every_key.model.linear_weight = 0.5;
   // At their defaults, they are left out (stored ablation runs keep their fingerprints).
   const json defaults = han::config_to_json(han::Config{});
   for (const char* key : {"sentence_dropout", "embedding_dropout", "word_dropout"}) CHECK_FALSE(defaults["model"].contains(key));
@@ -363,6 +364,7 @@ TEST_CASE("config_reference lists every key once with default and range", "[conf
   CHECK_FALSE(defaults["model"].contains("bag"));
   CHECK_FALSE(defaults["optimizer"].contains("bag_lr_scale"));
   CHECK_FALSE(defaults["model"].contains("linear_member"));
+  CHECK_FALSE(defaults["model"].contains("linear_weight"));
   const json j = han::config_to_json(every_key);
   std::size_t keys = 0;
   for (const auto& sec : j.items()) {
@@ -470,4 +472,27 @@ TEST_CASE("model.freeze_embeddings: false, true or auto (fixed when pretraining 
   c.model.freeze_embeddings = han::Switch::off;
   c.optimizer.embedding_lr_scale = 0;
   CHECK(han::frozen_embeddings(c));
+}
+
+TEST_CASE("model.linear_weight: auto or a share in [0, 1]", "[config]") {
+  CHECK(han::Config{}.model.linear_weight == han::kAutoReal);
+  CHECK(parse(R"({"model": {"linear_weight": 0.3}})").model.linear_weight == 0.3);
+  CHECK(parse(R"({"model": {"linear_weight": 1}})").model.linear_weight == 1.0);
+  CHECK(parse(R"({"model": {"linear_weight": "auto"}})").model.linear_weight == han::kAutoReal);
+  REQUIRE_THROWS_WITH(parse(R"({"model": {"linear_weight": 1.5}})"),
+                      Contains("model.linear_weight: must be \"auto\" or in [0.0, 1.0], got 1.5"));
+  REQUIRE_THROWS_WITH(parse(R"({"model": {"linear_weight": -1}})"), Contains("model.linear_weight: must be \"auto\" or in"));
+  REQUIRE_THROWS_WITH(parse(R"({"model": {"linear_weight": "half"}})"),
+                      Contains("model.linear_weight: expected a number or \"auto\""));
+  // Written as "auto" while it is, and left out of a config that keeps the default.
+  han::Config c;
+  CHECK_FALSE(han::config_to_json(c)["model"].contains("linear_weight"));
+  c.model.linear_weight = 0.7;
+  CHECK(han::config_to_json(c)["model"]["linear_weight"] == 0.7);
+  json j = json::object();
+  han::apply_overrides(j, {"model.linear_weight=auto"});
+  CHECK(parse(j.dump()).model.linear_weight == han::kAutoReal);
+  j = json::object();
+  han::apply_overrides(j, {"model.linear_weight=0.25"});
+  CHECK(parse(j.dump()).model.linear_weight == 0.25);
 }

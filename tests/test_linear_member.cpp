@@ -11,6 +11,7 @@
 #include "han/nn/parameters.h"
 #include "han/text/batch.h"
 #include "han/train/linear_member_training.h"
+#include "han/train/linear_weight.h"
 #include "support/documents.h"
 #include "support/gradcheck.h"
 
@@ -156,7 +157,7 @@ TEST_CASE("training the linear member learns the words that decide and keeps its
   CHECK(std::isnan(last.dev_loss));
 }
 
-TEST_CASE("a predictor averages the linear member in as one more member, its answers tempered as a whole",
+TEST_CASE("a predictor averages the linear member in with its weight, the answers tempered as a whole",
           "[linear_member][predictor]") {
   ModelConfig cfg;
   cfg.embedding_dim = 5;
@@ -173,14 +174,94 @@ TEST_CASE("a predictor averages the linear member in as one more member, its ans
   const Matrix p_han = Predictor(han, cfg, 1).predict(docs, 2);
   const Matrix p_linear = head_answers(initial_head(Task::single, 3),
                                        linear_member_logits(linear, linear_member_features(linear, docs, all)));
-  const Matrix both = Predictor({&han}, cfg, 1, initial_head(Task::single, 3), &linear).predict(docs, 2);
+  const Matrix both = Predictor({&han}, cfg, 1, initial_head(Task::single, 3), {&linear, 0.5}).predict(docs, 2);
   CHECK((both - (p_han + p_linear) / 2).cwiseAbs().maxCoeff() < 1e-5);
   CHECK((both - p_han).cwiseAbs().maxCoeff() > 1e-3);  // the member counts
+  const Matrix mostly = Predictor({&han}, cfg, 1, initial_head(Task::single, 3), {&linear, 0.8}).predict(docs, 2);
+  CHECK((mostly - (0.2f * p_han + 0.8f * p_linear)).cwiseAbs().maxCoeff() < 1e-5);
 
-  // A temperature divides the log of the mean, as for any ensemble.
+  // A temperature divides the log of the blend, as for any ensemble.
   OutputHead tempered = initial_head(Task::single, 3);
   tempered.temperature = 2;
-  const Matrix cooled = Predictor({&han}, cfg, 1, tempered, &linear).predict(docs, 2);
-  const Matrix expected = ensemble_answers(tempered, (p_han + p_linear) / 2);
+  const Matrix cooled = Predictor({&han}, cfg, 1, tempered, {&linear, 0.8}).predict(docs, 2);
+  const Matrix expected = ensemble_answers(tempered, 0.2f * p_han + 0.8f * p_linear);
   CHECK((cooled - expected).cwiseAbs().maxCoeff() < 1e-5);
+}
+
+namespace {
+
+// A HAN too small and untrained to tell the separable corpus's labels apart.
+HanParams untrained_han(const Config& cfg, Index vocab_size) {
+  Rng rng(5);
+  return han_init(cfg.model, vocab_size, 2, rng);
+}
+
+Config small_han_config() {
+  Config cfg;
+  cfg.model.embedding_dim = 4;
+  cfg.model.word_hidden = 3;
+  cfg.model.sentence_hidden = 3;
+  cfg.model.attention_dim = 3;
+  cfg.optimizer.name = OptimizerName::adamw;
+  cfg.optimizer.lr = 0.002;
+  cfg.batching.batch_size = 16;
+  cfg.trainer.threads = 1;
+  return cfg;
+}
+
+}  // namespace
+
+TEST_CASE("model.linear_weight auto: the share with the lowest dev loss, high for a good member and low for a bad one",
+          "[linear_member][linear_weight]") {
+  const Config cfg = small_han_config();
+  const Corpus corpus = separable_corpus();
+  const OutputHead head = initial_head(Task::single, 2);
+  const HanParams han = untrained_han(cfg, static_cast<Index>(corpus.vocab.size()));
+  const std::vector<BatchIndices> batches = inference_batches(corpus.dev, 8);
+  const LinearMemberResult good = train_linear_member(cfg, corpus, head);
+
+  // The trained member separates dev, the untrained HAN does not: the top of the grid.
+  const LinearWeightChoice high = choose_linear_weight(cfg, {&han}, good.params, head, corpus.dev, batches);
+  CHECK(high.how == "auto");
+  CHECK(high.weight == Approx(1 - kLinearWeightStep));
+  CHECK(high.equal_weight == Approx(0.5));
+  CHECK(high.dev_loss < high.equal_loss);
+
+  // The same member with its words turned against the labels: the bottom of the grid.
+  LinearMemberParams wrong = good.params;
+  wrong.W = -wrong.W;
+  const LinearWeightChoice low = choose_linear_weight(cfg, {&han}, wrong, head, corpus.dev, batches);
+  CHECK(low.weight == Approx(kLinearWeightStep));
+  CHECK(low.dev_loss < low.equal_loss);
+
+  // The chosen share's loss is the lowest the blend reaches on the grid.
+  const Matrix p_han = Predictor({&han}, cfg.model, 1, head).predict(corpus.dev, batches);
+  const Matrix p_linear = linear_member_answers(good.params, head, corpus.dev);
+  for (double loss : blend_dev_losses(head, p_han, p_linear, corpus.dev, {0.25, 0.5, 0.75}))
+    CHECK(high.dev_loss <= loss);
+}
+
+TEST_CASE("model.linear_weight as set, and the equal share without a dev set", "[linear_member][linear_weight]") {
+  Config cfg = small_han_config();
+  const Corpus corpus = separable_corpus();
+  const OutputHead head = initial_head(Task::single, 2);
+  const HanParams han = untrained_han(cfg, static_cast<Index>(corpus.vocab.size()));
+  const LinearMemberResult member = train_linear_member(cfg, corpus, head);
+  const std::vector<BatchIndices> batches = inference_batches(corpus.dev, 8);
+
+  const LinearWeightChoice equal = choose_linear_weight(cfg, {&han, &han}, member.params, head, Documents(), {});
+  CHECK(equal.how == "auto, no dev set");
+  CHECK(equal.weight == Approx(1.0 / 3));
+  CHECK(std::isnan(equal.dev_loss));
+
+  cfg.model.linear_weight = 0.3;
+  const LinearWeightChoice set = choose_linear_weight(cfg, {&han}, member.params, head, corpus.dev, batches);
+  CHECK(set.how == "set");
+  CHECK(set.weight == Approx(0.3));
+
+  // A run's member carries its settled weight, and reports it.
+  const LinearMemberResult weighted = train_weighted_linear_member(cfg, corpus, {&han}, head, batches);
+  CHECK(weighted.weight == Approx(0.3));
+  CHECK(weighted.to_json()["weight"].get<double>() == Approx(0.3));
+  CHECK(weighted.weighted().params == &weighted.params);
 }

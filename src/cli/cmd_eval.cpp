@@ -63,7 +63,7 @@ Matrix score_documents(const Classifier& c, const Documents& docs, const EvalArg
   const Task task = c.head.task;
   OutputHead head = c.head;
   head.answers_logits = task != Task::regression;
-  Predictor predictor(c.members(), c.config.model, a.threads, head, c.linear_member());
+  Predictor predictor(c.members(), c.config.model, a.threads, head, c.weighted_linear_member());
   predictor.on_progress(progress);
   const Matrix out = predictor.predict(docs, a.batch_size);
   if (task == Task::regression) return out;

@@ -78,10 +78,12 @@ std::string dev_calibration_text(const nlohmann::json& c) {
   return "on dev: " + out;
 }
 
-// " (3 members)", " (3 members and a linear member)", " (with a linear member)" or "".
-std::string parameters_note(int members, bool linear) {
-  if (members > 1) return " (" + std::to_string(members) + " members" + (linear ? " and a linear member)" : ")");
-  return linear ? " (with a linear member)" : "";
+// " (3 members)", " (3 members and a linear member weighing 0.70)", " (with a linear member
+// weighing 0.50)" or "".
+std::string parameters_note(int members, const WeightedLinearMember& linear) {
+  const std::string weighing = linear.params ? "a linear member weighing " + format_fixed(linear.weight, 2) : "";
+  if (members > 1) return " (" + std::to_string(members) + " members" + (linear.params ? " and " + weighing : "") + ")";
+  return linear.params ? " (with " + weighing + ")" : "";
 }
 
 // model.bag, model.linear_member: the words shown per answer, strongest first.
@@ -126,7 +128,7 @@ void run_info(const InfoArgs& a) {
       {"labels (" + std::to_string(c.labels.size()) + ")", labels},
       {"task", task_summary(c.head)},
       {"vocabulary", std::to_string(c.vocab.size()) + " words"},
-      {"parameters", std::to_string(parameters) + parameters_note(members, linear != nullptr)}};
+      {"parameters", std::to_string(parameters) + parameters_note(members, c.weighted_linear_member())}};
   if (members > 1) {
     const auto more = ensemble_rows(header.value("trained", nlohmann::json()), members);
     rows.insert(rows.end(), more.begin(), more.end());

@@ -55,7 +55,7 @@ class Runner {
       : a_(a),
         c_(c),
         tokenizer_(c.tokenizer()),
-        predictor_(c.members(), c.config.model, a.threads, c.head, c.linear_member()),
+        predictor_(c.members(), c.config.model, a.threads, c.head, c.weighted_linear_member()),
         out_(layout, c, a.model),
         progress_(show_progress(a.log), total),
         answering_([this](std::vector<PredictItem>& batch) { answer(batch); }, resolve_threads(a.threads) > 1,

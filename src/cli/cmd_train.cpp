@@ -156,7 +156,7 @@ void report_progress(TrainOptions& options, ProgressBar& bar, const LogOptions& 
 // The test scores of a model (or, given several members, of their ensemble) with its
 // head; null without a test set.
 nlohmann::json test_scores(const std::vector<const HanParams*>& members, const Config& cfg, const Corpus& corpus,
-                           const OutputHead& head, const LinearMemberParams* linear = nullptr) {
+                           const OutputHead& head, WeightedLinearMember linear = {}) {
   if (corpus.test.empty()) return nullptr;
   spdlog::debug("scoring {} test documents", corpus.test.size());
   const auto start = std::chrono::steady_clock::now();
@@ -182,7 +182,7 @@ void print_summary(const TrainResult& result, const PreparedRun& run, const Corp
       {"dev_accuracy", finite_or_null(best.dev_accuracy)},
       {"dev_macro_f1", finite_or_null(best.dev_macro_f1)},
       {"test", test_scores({&result.best_params}, run.config, corpus, result.head,
-                           result.linear.params.empty() ? nullptr : &result.linear.params)},
+                           result.linear.weighted())},
       {"dev_calibration", calibration},
       {"train_documents", corpus.train.size()},
       {"skipped_empty", result.skipped_empty},
@@ -248,8 +248,7 @@ void print_ensemble_summary(const EnsembleResult& result, const PreparedRun& run
     members.push_back(results.back());
     members.back().erase("result");
   }
-  const LinearMemberParams* linear = result.linear.params.empty() ? nullptr : &result.linear.params;
-  results.push_back(ensemble_result_json(cfg, result, test_scores(params, cfg, corpus, result.head, linear)));
+  results.push_back(ensemble_result_json(cfg, result, test_scores(params, cfg, corpus, result.head, result.linear.weighted())));
   write_ensemble_metrics(run.files.folder, cfg.trainer.ensemble, results);
   const nlohmann::json& ensemble = results.back();
   nlohmann::json summary = {{"model", run.files.model},

@@ -46,6 +46,7 @@ struct IntRange {
 struct RealRange {
   double lo, hi;
   bool lo_open, hi_open;
+  bool or_auto = false;  // also "auto", held as kAutoReal (outside every range)
 };
 
 constexpr std::int64_t kTwoTo53 = std::int64_t{1} << 53;
@@ -62,10 +63,14 @@ json integer_json(Int v, const IntRange& r) {
   return r.or_auto && v == 0 ? json("auto") : json(v);
 }
 
-std::string describe(const RealRange& r) {
-  return std::string(r.lo_open ? "(" : "[") + format_real(r.lo) + ", " + format_real(r.hi) +
-         (r.hi_open ? ")" : "]");
+// A real's JSON form: "auto" for the kAutoReal of an or_auto range.
+json real_json(double v, const RealRange& r) { return r.or_auto && v == kAutoReal ? json("auto") : json(v); }
+
+std::string interval_text(const RealRange& r) {
+  return std::string(r.lo_open ? "(" : "[") + format_real(r.lo) + ", " + format_real(r.hi) + (r.hi_open ? ")" : "]");
 }
+
+std::string describe(const RealRange& r) { return std::string(r.or_auto ? "auto|" : "") + interval_text(r); }
 
 bool in_range(double v, const RealRange& r) {
   const bool lo_ok = r.lo_open ? v > r.lo : v >= r.lo;
@@ -130,6 +135,9 @@ void visit_fields(ModelConfig& c, V& v) {
   v.boolean("linear_member", c.linear_member,
             "also train a TF-IDF linear model over each document's bag of words and average its answers in as one "
             "more ensemble member");
+  v.real("linear_weight", c.linear_weight, RealRange{0.0, 1.0, false, false, true},
+         "the linear member's share of the ensemble's average (the HAN members share the rest); auto: the share "
+         "with the lowest dev loss, or an equal share without a dev set");
   v.real("dropout", c.dropout, RealRange{0.0, 1.0, false, true}, "dropout on the document vector");
   v.real("sentence_dropout", c.sentence_dropout, RealRange{0.0, 1.0, false, true},
          "dropout on sentence vectors, between the word and sentence levels");
@@ -371,10 +379,15 @@ struct Parser {
   void real(const char* name, double& out, RealRange r, const char*) {
     const json* v = get(name);
     if (!v) return;
-    if (!v->is_number()) type_error(name, "a number", *v);
+    if (r.or_auto && v->is_string() && v->get<std::string>() == "auto") {
+      out = kAutoReal;
+      return;
+    }
+    if (!v->is_number()) type_error(name, r.or_auto ? "a number or \"auto\"" : "a number", *v);
     const double d = v->get<double>();
     if (!in_range(d, r)) {
-      throw Error(where(name) + ": must be in " + describe(r) + ", got " + json_excerpt(*v));
+      throw Error(where(name) + ": must be " + (r.or_auto ? "\"auto\" or " : "") + "in " + interval_text(r) + ", got " +
+                  json_excerpt(*v));
     }
     out = d;
   }
@@ -494,7 +507,7 @@ struct Writer {
   void boolean(const char* n, bool& v, const char*) { (*out)[n] = v; }
   template <class Int>
   void integer(const char* n, Int& v, IntRange r, const char*) { (*out)[n] = integer_json(v, r); }
-  void real(const char* n, double& v, RealRange, const char*) { (*out)[n] = v; }
+  void real(const char* n, double& v, RealRange r, const char*) { (*out)[n] = real_json(v, r); }
   void path(const char* n, std::string& v, const char*) { (*out)[n] = v; }
   void optional_path(const char* n, std::string& v, const char*) {
     (*out)[n] = v.empty() ? json(nullptr) : json(v);
@@ -537,7 +550,7 @@ struct Referencer {
     add(n, integer_json(v, r).dump(), describe(r), d);
   }
   void real(const char* n, double& v, RealRange r, const char* d) {
-    add(n, format_real(v), describe(r), d);
+    add(n, real_json(v, r).dump(), describe(r), d);
   }
   void path(const char* n, std::string& v, const char* d) {
     add(n, json(v).dump(), "path", d);
@@ -692,7 +705,7 @@ nlohmann::json config_to_json(const Config& c) {
       {"trainer", "ensemble"},       {"model", "task"},             {"data", "label_separator"},   {"data", "target_key"},
       {"trainer", "init"},           {"trainer", "extend_vocab"},   {"data", "cache"},
       {"trainer", "calibrate"},      {"optimizer", "embedding_lr_scale"}, {"model", "bag"},
-      {"optimizer", "bag_lr_scale"}, {"model", "linear_member"}};
+      {"optimizer", "bag_lr_scale"}, {"model", "linear_member"}, {"model", "linear_weight"}};
   for (const auto& [section, key] : later_keys)
     if (out[section][key] == defaults[section][key]) out[section].erase(key);
   if (out["embed"] == defaults["embed"] && !pretrains_embeddings(c.model)) out.erase("embed");

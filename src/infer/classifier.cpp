@@ -132,6 +132,7 @@ void save_classifier(const std::string& path, const Classifier& c, const nlohman
     });
   }
   HAN_ASSERT(c.linear.empty() != c.config.model.linear_member);
+  HAN_ASSERT(!c.config.model.linear_member || c.config.model.linear_weight != kAutoReal);  // chosen when it joined
   LinearMemberParams::fields(c.linear, [&](const std::string& name, const Matrix& m) {
     if (m.size() != 0) tensors.push_back({kLinearPrefix + name, m});
   });
@@ -169,7 +170,11 @@ Classifier load_classifier(const std::string& path, std::vector<NamedTensor>* ex
   c.params = take_member(contents.tensors, c, member_tensor_prefix(1, members), path, matched);
   for (int k = 2; k <= members; ++k)
     c.more_members.push_back(take_member(contents.tensors, c, member_tensor_prefix(k, members), path, matched));
-  if (c.config.model.linear_member) c.linear = take_linear_member(contents.tensors, c, path, matched);
+  if (c.config.model.linear_member) {
+    c.linear = take_linear_member(contents.tensors, c, path, matched);
+    // Files from before model.linear_weight averaged the linear member in as one more member.
+    if (c.config.model.linear_weight == kAutoReal) c.config.model.linear_weight = 1.0 / (members + 1);
+  }
   if (matched != contents.tensors.size()) {
     if (!extra_tensors) throw Error(path + ": model file is corrupted (unexpected tensors)");
     for (NamedTensor& t : contents.tensors)

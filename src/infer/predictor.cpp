@@ -56,7 +56,7 @@ Predictor::Predictor(const HanParams& params, const ModelConfig& cfg, int thread
     : Predictor(std::vector<const HanParams*>{&params}, cfg, threads, std::move(head)) {}
 
 Predictor::Predictor(std::vector<const HanParams*> members, const ModelConfig& cfg, int threads, OutputHead head,
-                     const LinearMemberParams* linear)
+                     WeightedLinearMember linear)
     : members_(std::move(members)),
       linear_(linear),
       cfg_(cfg),
@@ -64,6 +64,7 @@ Predictor::Predictor(std::vector<const HanParams*> members, const ModelConfig& c
       member_head_(initial_head(head_.task, 0, head_.scale)),
       threads_(resolve_threads(threads)) {
   HAN_ASSERT(!members_.empty());
+  HAN_ASSERT(!linear_.params || (linear_.weight >= 0 && linear_.weight <= 1));
   word_inputs_.reserve(members_.size());
   for (const HanParams* m : members_) word_inputs_.emplace_back(*m);
 }
@@ -76,7 +77,7 @@ void Predictor::fill_word_inputs(const Documents& docs, const std::vector<Index>
 // forward state with the attention weights replaced by the HAN members' mean.
 Matrix Predictor::forward_members(const Documents& docs, const Batch& shard, HanCache& cache) const {
   // An ensemble's temperature applies to its members' mean (nn/head.h: ensemble_answers).
-  const bool single = members_.size() == 1 && !linear_;
+  const bool single = members_.size() == 1 && !linear_.params;
   const OutputHead& each = single ? head_ : member_head_;
   Matrix probs = head_answers(
       each, han_forward(*members_[0], cfg_, shard, nullptr, cache, /*for_backward=*/false, word_inputs_[0].table()));
@@ -91,9 +92,13 @@ Matrix Predictor::forward_members(const Documents& docs, const Batch& shard, Han
   const Scalar han_members = static_cast<Scalar>(members_.size());
   cache.word_attention.alpha /= han_members;
   cache.sentence_attention.alpha /= han_members;
-  if (linear_)
-    probs += head_answers(each, linear_member_logits(*linear_, linear_member_features(*linear_, docs, shard.documents)));
-  return ensemble_answers(head_, probs / (han_members + (linear_ ? 1 : 0)));
+  probs /= han_members;
+  if (linear_.params) {
+    const LinearMemberParams& p = *linear_.params;
+    const Scalar w = static_cast<Scalar>(linear_.weight);
+    probs = (1 - w) * probs + w * head_answers(each, linear_member_logits(p, linear_member_features(p, docs, shard.documents)));
+  }
+  return ensemble_answers(head_, probs);
 }
 
 Matrix Predictor::predict_batch(const Documents& docs, const std::vector<Index>& indices,

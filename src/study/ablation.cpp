@@ -92,8 +92,7 @@ std::optional<AblationRun> run_one(const Config& cfg, const Corpus& corpus, cons
   // The head a trained model holds is the one it started with (thresholds are not tuned yet).
   const OutputHead head = initial_head(cfg.model.task, corpus.labels.size(), corpus.targets);
   // With model.linear_member, the variant's linear member is averaged in, as han predict would.
-  Predictor predictor({&r.best_params}, cfg.model, cfg.trainer.threads, head,
-                      r.linear.params.empty() ? nullptr : &r.linear.params);
+  Predictor predictor({&r.best_params}, cfg.model, cfg.trainer.threads, head, r.linear.weighted());
   const auto& stop = train_options.stop_requested;
   if (stop) predictor.on_progress([&stop](Index) { return !stop(); });
   PaddingAttention pad;

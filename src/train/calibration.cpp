@@ -41,7 +41,7 @@ DevCalibration calibrate_on_dev(Classifier& model, const Documents& dev, int thr
   logits_head.answers_logits = true;
   // Batched as han predict batches (length-sorted), so the fit sees what prediction computes.
   // An ensemble's "logits" are the log of its members' mean probabilities (nn/head.h).
-  const Matrix logits = Predictor(model.members(), model.config.model, threads, logits_head, model.linear_member())
+  const Matrix logits = Predictor(model.members(), model.config.model, threads, logits_head, model.weighted_linear_member())
                             .predict(dev, model.config.batching.batch_size);
   const LabelSets gold = gold_label_sets(head.task, dev);
   head.temperature = fit_temperature(head.task, logits, gold);

@@ -11,6 +11,7 @@
 #include "han/infer/classifier.h"
 #include "han/infer/evaluation.h"
 #include "han/train/calibration.h"
+#include "han/train/linear_weight.h"
 #include "han/train/run_folder.h"
 
 namespace han {
@@ -85,6 +86,7 @@ Classifier ensemble_classifier(const Config& cfg, const Corpus& corpus, const En
                initial_head(cfg.model.task, corpus.labels.size(), corpus.targets)};
   for (std::size_t k = 1; k < r.members.size(); ++k) c.more_members.push_back(r.members[k].best_params);
   c.linear = r.linear.params;
+  if (cfg.model.linear_member) c.config.model.linear_weight = r.linear.weight;
   return c;
 }
 
@@ -104,9 +106,12 @@ nlohmann::json trained_header(const Config& cfg, const EnsembleResult& r) {
 // Once every member is trained: the ensemble's calibration and dev score, DIR/model.han and
 // the result lines.
 void assemble(const Config& cfg, const Corpus& corpus, const TrainOptions& options, EnsembleResult& r) {
+  const std::vector<BatchIndices> dev_batches = scoring_batches(corpus.dev, cfg);
   if (cfg.model.linear_member) {
-    r.linear = train_linear_member(cfg, corpus, initial_head(cfg.model.task, corpus.labels.size(), corpus.targets));
-    log_linear_member(r.linear);
+    std::vector<const HanParams*> members;
+    for (const TrainResult& m : r.members) members.push_back(&m.best_params);
+    r.linear = train_weighted_linear_member(cfg, corpus, members,
+                                            initial_head(cfg.model.task, corpus.labels.size(), corpus.targets), dev_batches);
   }
   Classifier c = ensemble_classifier(cfg, corpus, r);
   if (calibrates_on_dev(cfg, options.calibrate, corpus.dev))
@@ -114,8 +119,8 @@ void assemble(const Config& cfg, const Corpus& corpus, const TrainOptions& optio
   r.head = c.head;
   r.dev_scored = !corpus.dev.empty();
   if (r.dev_scored)
-    r.dev = evaluate_task(Predictor(c.members(), c.config.model, cfg.trainer.threads, c.head, c.linear_member()), corpus.dev,
-                          scoring_batches(corpus.dev, cfg));
+    r.dev = evaluate_task(Predictor(c.members(), c.config.model, cfg.trainer.threads, c.head, c.weighted_linear_member()),
+                          corpus.dev, dev_batches);
   nlohmann::json header = {{"trained", trained_header(cfg, r)}};
   if (r.calibration) header["calibration"] = r.calibration->to_json();
   const std::string folder = options.output_dir;

@@ -85,7 +85,8 @@ nlohmann::json LinearMemberResult::to_json() const {
   return {{"best_epoch", best_epoch},
           {"epochs", epochs},
           {"dev_loss", std::isfinite(dev_loss) ? nlohmann::json(dev_loss) : nlohmann::json()},
-          {"seconds", seconds}};
+          {"seconds", seconds},
+          {"weight", weight == kAutoReal ? nlohmann::json() : nlohmann::json(weight)}};
 }
 
 void log_linear_member(const LinearMemberResult& r) {
@@ -94,6 +95,10 @@ void log_linear_member(const LinearMemberResult& r) {
                  r.seconds);
   else
     spdlog::info("linear member: {} epochs (no dev set), {:.1f}s", r.epochs, r.seconds);
+}
+
+Matrix linear_member_answers(const LinearMemberParams& p, const OutputHead& head, const Documents& docs) {
+  return head_answers(head, linear_member_logits(p, all_features(p, docs)));
 }
 
 Config without_linear_member(Config cfg) {

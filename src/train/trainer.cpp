@@ -24,6 +24,7 @@
 #include "han/train/gradient_workers.h"
 #include "han/train/init_model.h"
 #include "han/train/linear_member_training.h"
+#include "han/train/linear_weight.h"
 #include "han/train/optimizer.h"
 #include "han/train/run_folder.h"
 
@@ -409,10 +410,9 @@ TrainResult TrainingRun::finish(bool interrupted, bool stopped_early, Clock::tim
 // model.linear_member: trained once the HAN is, and written into model.han beside it.
 // `dev` receives the dev scores of the two together (rank 0, with a dev set).
 LinearMemberResult TrainingRun::add_linear_member(std::optional<TaskScores>& dev) const {
-  LinearMemberResult linear = train_linear_member(cfg_, corpus_, model_.head);
-  log_linear_member(linear);
+  LinearMemberResult linear = train_weighted_linear_member(cfg_, corpus_, {&best_params_}, model_.head, dev_batches_);
   if (job_.rank() == 0 && !corpus_.dev.empty()) {
-    dev = evaluate_task(Predictor({&best_params_}, cfg_.model, threads_, model_.head, &linear.params), corpus_.dev,
+    dev = evaluate_task(Predictor({&best_params_}, cfg_.model, threads_, model_.head, linear.weighted()), corpus_.dev,
                         dev_batches_);
     std::string scores;
     for (const auto& [name, value] : dev->headline()) scores += fmt::format(" {} {:.4f}", name, value);
@@ -422,6 +422,7 @@ LinearMemberResult TrainingRun::add_linear_member(std::optional<TaskScores>& dev
     nlohmann::json header;
     Classifier c = load_classifier(files_.model, nullptr, &header);
     c.config.model.linear_member = true;
+    c.config.model.linear_weight = linear.weight;
     c.linear = linear.params;
     header["trained"]["linear_member"] = linear.to_json();
     save_classifier(files_.model, c, header);

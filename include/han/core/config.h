@@ -31,6 +31,8 @@ constexpr int kTokenizerVersion = 2;
 constexpr int kAutoCap = 0;
 // tokenizer.min_count "auto" (text/vocab.h, VocabBuilder::choose_min_count), held as 0 like the caps.
 constexpr int kAutoMinCount = 0;
+// A real setting's "auto" (model.linear_weight), held outside every range.
+constexpr double kAutoReal = -1.0;
 
 struct TokenizerConfig {
   bool lowercase = true;
@@ -50,6 +52,9 @@ struct ModelConfig {
   Pooling pooling = Pooling::attention;
   Bag bag = Bag::none;  // words: a bag-of-words linear term added to the logits
   bool linear_member = false;  // a TF-IDF linear model averaged in as one more member (nn/linear_member.h)
+  // The linear member's share of the average; kAutoReal: chosen on dev (train/linear_weight.h).
+  // A model file holds the share it predicts with.
+  double linear_weight = kAutoReal;
   double dropout = 0.0;           // on the document vector
   double sentence_dropout = 0.0;  // on sentence vectors, between the word and sentence levels
   double embedding_dropout = 0.0; // on word embedding values

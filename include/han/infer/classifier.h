@@ -30,6 +30,8 @@ struct Classifier {
   std::vector<const HanParams*> members() const;
   // The linear member, or null without one.
   const LinearMemberParams* linear_member() const { return linear.empty() ? nullptr : &linear; }
+  // The linear member with its share of the average (config.model.linear_weight).
+  WeightedLinearMember weighted_linear_member() const { return {linear_member(), config.model.linear_weight}; }
 };
 
 // An ensemble's file names member k's tensors (k = 1..N) "member<k>.<tensor>"; a single

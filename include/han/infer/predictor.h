@@ -3,8 +3,9 @@
 // regression), optional attention explanations and the attention mass that padded
 // positions receive. Over an ensemble, every member reads the same batches: the answers
 // are the members' mean (tempered as a whole by the head's temperature), and so are the attention weights (explanations and padding mass
-// come from the averaged weights). A linear member (nn/linear_member.h) is averaged in as
-// one more member; it has no attention, so the weights are the HAN members' alone.
+// come from the averaged weights). A linear member (nn/linear_member.h) is averaged in with
+// its weight (the HAN members' mean counts the rest); it has no attention, so the weights
+// are the HAN members' alone.
 #include <functional>
 #include <vector>
 
@@ -37,9 +38,9 @@ class Predictor {
   // one call at a time (each call fills its documents' words into the word input table).
   Predictor(const HanParams& params, const ModelConfig& cfg, int threads, OutputHead head = {});
   // An ensemble: members share cfg and the head (and a vocabulary and labels); the same terms.
-  // `linear`, when given, is averaged in as one more member.
+  // `linear`, when it has params, is averaged in with its weight.
   Predictor(std::vector<const HanParams*> members, const ModelConfig& cfg, int threads, OutputHead head = {},
-            const LinearMemberParams* linear = nullptr);
+            WeightedLinearMember linear = {});
   // Probabilities (C, n), column i for docs[i]. Documents are batched by length.
   Matrix predict(const Documents& docs, Index batch_size,
                  std::vector<Explanation>* explanations = nullptr,
@@ -68,7 +69,7 @@ class Predictor {
   void fill_word_inputs(const Documents& docs, const std::vector<Index>& indices) const;
 
   std::vector<const HanParams*> members_;
-  const LinearMemberParams* linear_;
+  WeightedLinearMember linear_;
   ModelConfig cfg_;
   OutputHead head_;
   OutputHead member_head_;  // an ensemble member's: probabilities without a temperature

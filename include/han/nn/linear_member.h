@@ -27,6 +27,13 @@ struct LinearMemberParams {
   }
 };
 
+// A linear member as an ensemble averages it in: its answers count `weight`, the HAN
+// members' mean 1 - weight (model.linear_weight). No params: no linear member.
+struct WeightedLinearMember {
+  const LinearMemberParams* params = nullptr;
+  double weight = 0;
+};
+
 // Zero weights and the idf of `train` over a vocabulary of `vocab_size` ids.
 LinearMemberParams linear_member_init(const Documents& train, Index vocab_size, Index outputs);
 // The features of docs[indices], in that order.

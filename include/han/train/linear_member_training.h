@@ -25,8 +25,11 @@ struct LinearMemberResult {
   int best_epoch = 0;  // kept
   double dev_loss = std::numeric_limits<double>::quiet_NaN();  // mean, at the best epoch
   double seconds = 0;
-  // {"best_epoch", "epochs", "dev_loss" (null without dev), "seconds"}: in the model header and the summary.
+  double weight = kAutoReal;  // its share of the average, once settled (train/linear_weight.h)
+  // {"best_epoch", "epochs", "dev_loss" (null without dev), "seconds", "weight"}: in the model header and the summary.
   nlohmann::json to_json() const;
+  // The member with its weight; no params when there is none.
+  WeightedLinearMember weighted() const { return {params.empty() ? nullptr : &params, weight}; }
 };
 
 // One log line: what training the linear member came to.
@@ -34,6 +37,9 @@ void log_linear_member(const LinearMemberResult& r);
 
 // `head`: the task's head as the model starts (no temperature).
 LinearMemberResult train_linear_member(const Config& cfg, const Corpus& corpus, const OutputHead& head);
+
+// The member's answers for every document of `docs` (C x docs.size()), by `head`.
+Matrix linear_member_answers(const LinearMemberParams& p, const OutputHead& head, const Documents& docs);
 
 // The config a run's HAN part trains with (and its model files hold until the linear
 // member joins): `cfg` without model.linear_member.
