@@ -111,7 +111,8 @@ void assemble(const Config& cfg, const Corpus& corpus, const TrainOptions& optio
     std::vector<const HanParams*> members;
     for (const TrainResult& m : r.members) members.push_back(&m.best_params);
     r.linear = train_weighted_linear_member(cfg, corpus, members,
-                                            initial_head(cfg.model.task, corpus.labels.size(), corpus.targets), dev_batches);
+                                            initial_head(cfg.model.task, corpus.labels.size(), corpus.targets), dev_batches,
+                                            calibrates_on_dev(cfg, options.calibrate, corpus.dev));
   }
   Classifier c = ensemble_classifier(cfg, corpus, r);
   if (calibrates_on_dev(cfg, options.calibrate, corpus.dev))

@@ -5,8 +5,10 @@
 #include <cmath>
 
 #include "han/core/error.h"
+#include "han/infer/calibration.h"
 #include "han/infer/evaluation.h"
 #include "han/infer/predictor.h"
+#include "han/infer/temperature.h"
 #include "han/train/linear_member_training.h"
 
 namespace han {
@@ -28,18 +30,29 @@ double equal_linear_weight(int han_members) {
 }
 
 std::vector<double> blend_dev_losses(const OutputHead& head, const Matrix& han, const Matrix& linear,
-                                     const Documents& dev, const std::vector<double>& weights) {
+                                     const Documents& dev, const std::vector<double>& weights, bool tempered) {
+  tempered = tempered && head.task != Task::regression;
+  OutputHead logits_head = head;
+  logits_head.answers_logits = true;
+  const LabelSets gold = tempered ? gold_label_sets(head.task, dev) : LabelSets{};
   std::vector<double> losses;
   for (double w : weights) {
     const Scalar s = static_cast<Scalar>(w);
-    losses.push_back(score_answers(head, ensemble_answers(head, (1 - s) * han + s * linear), dev).loss);
+    const Matrix blend = (1 - s) * han + s * linear;
+    if (!tempered) {
+      losses.push_back(score_answers(head, ensemble_answers(head, blend), dev).loss);
+      continue;
+    }
+    const Matrix logits = ensemble_answers(logits_head, blend);  // what calibration fits the temperature on
+    losses.push_back(tempered_nll(head.task, logits, gold, fit_temperature(head.task, logits, gold)));
   }
   return losses;
 }
 
 LinearWeightChoice choose_linear_weight(const Config& cfg, const std::vector<const HanParams*>& members,
                                         const LinearMemberParams& linear, const OutputHead& head,
-                                        const Documents& dev, const std::vector<BatchIndices>& batches) {
+                                        const Documents& dev, const std::vector<BatchIndices>& batches,
+                                        bool tempered) {
   LinearWeightChoice c;
   const double equal = equal_linear_weight(static_cast<int>(members.size()));
   c.equal_weight = equal;
@@ -56,23 +69,23 @@ LinearWeightChoice choose_linear_weight(const Config& cfg, const std::vector<con
   const Matrix han = Predictor(members, cfg.model, cfg.trainer.threads, head).predict(dev, batches);
   const Matrix lin = linear_member_answers(linear, head, dev);
   const std::vector<double> grid = weight_grid();
-  const std::vector<double> losses = blend_dev_losses(head, han, lin, dev, grid);
+  const std::vector<double> losses = blend_dev_losses(head, han, lin, dev, grid, tempered);
   std::size_t best = 0;
   for (std::size_t k = 1; k < grid.size(); ++k)
     if (losses[k] < losses[best]) best = k;
   c.weight = grid[best];
   c.how = "auto";
   c.dev_loss = losses[best];
-  c.equal_loss = blend_dev_losses(head, han, lin, dev, {equal}).front();
+  c.equal_loss = blend_dev_losses(head, han, lin, dev, {equal}, tempered).front();
   return c;
 }
 
 LinearMemberResult train_weighted_linear_member(const Config& cfg, const Corpus& corpus,
                                                 const std::vector<const HanParams*>& members, const OutputHead& head,
-                                                const std::vector<BatchIndices>& dev_batches) {
+                                                const std::vector<BatchIndices>& dev_batches, bool tempered) {
   LinearMemberResult r = train_linear_member(cfg, corpus, head);
   log_linear_member(r);
-  const LinearWeightChoice choice = choose_linear_weight(cfg, members, r.params, head, corpus.dev, dev_batches);
+  const LinearWeightChoice choice = choose_linear_weight(cfg, members, r.params, head, corpus.dev, dev_batches, tempered);
   log_linear_weight(choice);
   r.weight = choice.weight;
   return r;

@@ -410,7 +410,8 @@ TrainResult TrainingRun::finish(bool interrupted, bool stopped_early, Clock::tim
 // model.linear_member: trained once the HAN is, and written into model.han beside it.
 // `dev` receives the dev scores of the two together (rank 0, with a dev set).
 LinearMemberResult TrainingRun::add_linear_member(std::optional<TaskScores>& dev) const {
-  LinearMemberResult linear = train_weighted_linear_member(cfg_, corpus_, {&best_params_}, model_.head, dev_batches_);
+  LinearMemberResult linear = train_weighted_linear_member(cfg_, corpus_, {&best_params_}, model_.head, dev_batches_,
+                                                                calibrates());
   if (job_.rank() == 0 && !corpus_.dev.empty()) {
     dev = evaluate_task(Predictor({&best_params_}, cfg_.model, threads_, model_.head, linear.weighted()), corpus_.dev,
                         dev_batches_);
