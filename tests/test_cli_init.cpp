@@ -130,6 +130,7 @@ TEST_CASE("train --init trains a model further on a second slice: it beats its p
 
   const nlohmann::json child_info = info(child);
   CHECK(child_info.at("parent") == parent);
+  CHECK(child_info.at("config").at("tokenizer").at("min_count") == 2);
   CHECK(child_info.at("vocabulary_size") == info(parent).at("vocabulary_size"));
   CHECK(child_info.at("config").at("model").at("word_hidden") == 8);
   CHECK(has(run(han_cmd("info --model " + child)).out, "parent model"));
@@ -152,8 +153,12 @@ TEST_CASE("train --init with new labels gets a fresh output layer and trainer.ex
                                    " --set trainer.extend_vocab=true");
   CHECK(has(extended.err, "new labels (x, y, z; the model had neg, pos): a fresh output layer, every other layer kept"));
   CHECK(has(extended.err, "new words of train with fresh embeddings"));
-  const RunResult kept = train("--config " + config + " --init " + parent + " --output " + dir.file("c_kept"));
+  const RunResult kept = train("--config " + config + " --init " + parent + " --output " + dir.file("c_kept") +
+                               " --set tokenizer.min_count=auto");
   CHECK(has(kept.err, "words of train it lacks read as <unk> (trainer.extend_vocab=true adds them)"));
+  // The parent's vocabulary stands, so does the min_count it was made with: nothing to choose.
+  CHECK_FALSE(has(kept.err, "min_count: "));
+  CHECK(nlohmann::json::parse(slurp(dir.file("c_kept/config.json"))).at("tokenizer").at("min_count") == 2);
 
   const auto parent_words = info(parent).at("vocabulary_size").get<int>();
   CHECK(info(dir.file("c_ext/model.han")).at("vocabulary_size").get<int>() == parent_words + 3);  // alpha, beta, gamma
@@ -232,4 +237,17 @@ TEST_CASE("train --init keeps what freeze_embeddings auto decided for its parent
   train("--config " + write_config(dir, "b", "") + " --init " + dir.file("a/model.han") + " --output " + dir.file("b2") +
         " --set model.freeze_embeddings=false");
   CHECK(nlohmann::json::parse(slurp(dir.file("b2/config.json"))).at("model").at("freeze_embeddings") == false);
+}
+
+TEST_CASE("train --init trains a new linear member and chooses its weight anew", "[cli][init][linear_member]") {
+  const TempDir dir;
+  write_slice(dir, "a", kSliceA, 1);
+  write_slice(dir, "b", kSliceB, 11);
+  train("--config " + write_config(dir, "a", kTinyModel) + " --output " + dir.file("a") +
+        " --set model.linear_member=true --set model.linear_weight=0.3");
+  const RunResult child =
+      train("--config " + write_config(dir, "b", "") + " --init " + dir.file("a/model.han") + " --output " + dir.file("b"));
+  CHECK(has(child.err, "linear member weight: "));
+  CHECK_FALSE(has(child.err, "linear member weight: 0.30 (set)"));
+  CHECK(has(child.err, "(auto: the lowest dev loss"));
 }

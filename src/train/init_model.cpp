@@ -85,6 +85,12 @@ Config inherit_from_parent(const Config& cfg, const json& given, const Classifie
   // auto decided for the parent's table instead.
   if (child.model.freeze_embeddings == Switch::auto_)
     child.model.freeze_embeddings = frozen_embeddings(parent.config) ? Switch::on : Switch::off;
+  // Without extend_vocab the vocabulary is the parent's, made with the parent's min_count:
+  // an "auto" has nothing to choose.
+  if (!child.trainer.extend_vocab && child.tokenizer.min_count == kAutoMinCount)
+    child.tokenizer.min_count = parent.config.tokenizer.min_count;
+  // The child trains its own linear member, whose weight is its own (as given, else its default).
+  if (!sets_key(given, "model", "linear_weight")) child.model.linear_weight = cfg.model.linear_weight;
   return child;
 }
 
