@@ -239,12 +239,15 @@ TEST_CASE("train --init keeps what freeze_embeddings auto decided for its parent
   CHECK(nlohmann::json::parse(slurp(dir.file("b2/config.json"))).at("model").at("freeze_embeddings") == false);
 }
 
-TEST_CASE("train --init trains a new linear member and chooses its weight anew", "[cli][init][linear_member]") {
+TEST_CASE("model.linear_weight as set is kept, and train --init trains a new linear member whose weight it chooses anew", "[cli][init][linear_member]") {
   const TempDir dir;
   write_slice(dir, "a", kSliceA, 1);
   write_slice(dir, "b", kSliceB, 11);
-  train("--config " + write_config(dir, "a", kTinyModel) + " --output " + dir.file("a") +
-        " --set model.linear_member=true --set model.linear_weight=0.3");
+  // A weight as set is the one the parent keeps.
+  const RunResult parent = train("--config " + write_config(dir, "a", kTinyModel) + " --output " + dir.file("a") +
+                                 " --set model.linear_member=true --set model.linear_weight=0.3");
+  CHECK(has(parent.err, "linear member weight: 0.30 (set)"));
+  CHECK(info(dir.file("a/model.han")).at("config").at("model").at("linear_weight") == 0.3);
   const RunResult child =
       train("--config " + write_config(dir, "b", "") + " --init " + dir.file("a/model.han") + " --output " + dir.file("b"));
   CHECK(has(child.err, "linear member weight: "));

@@ -113,9 +113,4 @@ TEST_CASE("model.linear_member in an ensemble: one member for the ensemble, none
   const RunResult info = run(han_cmd("info --model " + dir.file("run/model.han")));
   CHECK_THAT(info.out, Catch::Contains("(2 members and a linear member weighing " +
                                        han::format_fixed(model.config.model.linear_weight, 2) + ")"));
-
-  // A weight as set is the one the model keeps.
-  const json set = train_ok(train_args(dir, dir.file("set"), " --set trainer.ensemble=2 --set model.linear_weight=0.4"));
-  CHECK(set["linear_member"]["weight"].get<double>() == Approx(0.4));
-  CHECK(han::load_classifier(dir.file("set/model.han")).config.model.linear_weight == Approx(0.4));
 }
