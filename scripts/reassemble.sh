@@ -4,7 +4,7 @@
 # every finished member and redo what follows them (the linear member, its weight, the
 # calibration, the dev and test scores). For a change in that last step (model.linear_weight)
 # measured on runs that took hours to train. The members are the ones the original run
-# trained, so the result is what a fresh run of the same config and seeds would give.
+# trained (by the han of that day): the result is that run's, finished by today's han.
 #
 # Usage: scripts/reassemble.sh RUN_DIR OUT_DIR RESULT_JSON [LOG_TSV NAME CORPUS SEED]
 #   RUN_DIR      a finished ensemble run (config.json, members/<k>/model.han)
@@ -23,9 +23,9 @@ mkdir -p "$(dirname "$dest")"
 cp -r "$run" "$dest"
 rm -f "$dest/model.han"
 touch "$dest/checkpoint.han"  # marks the run as resumable; an ensemble reads its members' checkpoints only
+trap 'rm -f "$dest/checkpoint.han" "$result.tmp"' EXIT
 start=$SECONDS
 "$han" train --resume "$dest" --quiet > "$result.tmp"
-rm -f "$dest/checkpoint.han"
 $py -c 'import json,sys; s=json.load(open(sys.argv[1])); s["wall_seconds"]=int(sys.argv[2]); s["reassembled_from"]=sys.argv[3]; print(json.dumps(s))' \
   "$result.tmp" $((SECONDS - start)) "$run" > "$result"
 rm -f "$result.tmp"
@@ -34,6 +34,8 @@ $py - "$result" "$5" "$6" "$7" >> "$4" <<'EOF'
 import json, sys, time
 result, config, corpus, seed = sys.argv[1:]
 s = json.load(open(result))
+if not isinstance(s.get("test"), dict) or "accuracy" not in s["test"]:
+    sys.exit("reassemble: the log line needs a single-label run with a test set")
 members = s["members"]
 print("\t".join([time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), config, corpus, "seed=" + seed, "-",
                  "best_epoch=" + ",".join(str(m["best_epoch"]) for m in members), "dev=%.4f" % s["dev_accuracy"],

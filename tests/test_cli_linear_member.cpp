@@ -113,4 +113,16 @@ TEST_CASE("model.linear_member in an ensemble: one member for the ensemble, none
   const RunResult info = run(han_cmd("info --model " + dir.file("run/model.han")));
   CHECK_THAT(info.out, Catch::Contains("(2 members and a linear member weighing " +
                                        han::format_fixed(model.config.model.linear_weight, 2) + ")"));
+
+  // A file from before model.linear_weight: one more member beside two, 1/3; a file whose
+  // weight says "auto" is not one han writes.
+  han::ModelFileContents older = han::load_model_file(dir.file("run/model.han"));
+  older.header["config"]["model"].erase("linear_weight");
+  han::save_model_file(dir.file("older.han"), older.header, older.tensors);
+  CHECK(han::load_classifier(dir.file("older.han")).config.model.linear_weight == Approx(1.0 / 3));
+  older.header["config"]["model"]["linear_weight"] = "auto";
+  han::save_model_file(dir.file("auto.han"), older.header, older.tensors);
+  const RunResult refused = run(han_cmd("info --model " + dir.file("auto.han")));
+  CHECK(refused.exit_code != 0);
+  CHECK_THAT(refused.err, Catch::Contains(dir.file("auto.han") + ": model file is corrupted (model.linear_weight is \"auto\")"));
 }

@@ -220,37 +220,43 @@ TEST_CASE("model.linear_weight auto: the share with the lowest dev loss, high fo
   const std::vector<BatchIndices> batches = inference_batches(corpus.dev, 8);
   const LinearMemberResult good = train_linear_member(cfg, corpus, head);
 
-  for (const bool tempered : {false, true}) {
-    INFO("tempered: " << tempered);
+  const Matrix p_han = Predictor({&han}, cfg.model, 1, head).predict(corpus.dev, batches);
+  const Matrix p_good = linear_member_answers(good.params, head, corpus.dev);
+  std::vector<double> chosen_losses;
+  for (const bool calibrated : {false, true}) {
+    INFO("calibrated: " << calibrated);
     // The trained member separates dev, the untrained HAN does not: the top of the grid
     // (with a temperature, one step below: sharpened, a little HAN costs less).
-    const LinearWeightChoice high = choose_linear_weight(cfg, {&han}, good.params, head, corpus.dev, batches, tempered);
-    CHECK(high.how == "auto");
+    const LinearWeightChoice high = choose_linear_weight(cfg, {&han}, good.params, head, corpus.dev, batches, calibrated);
+    CHECK(high.how == LinearWeightChoice::How::on_dev);
     CHECK(high.weight >= 0.85);
     CHECK(high.equal_weight == Approx(0.5));
     CHECK(high.dev_loss < high.equal_loss);
+    // Its loss is the blend's at that weight, as calibrated or not.
+    CHECK(high.dev_loss == Approx(blend_dev_losses(head, p_han, p_good, corpus.dev, {high.weight}, calibrated)[0]));
+    chosen_losses.push_back(high.dev_loss);
 
     // The same member with its words turned against the labels: the bottom.
     LinearMemberParams wrong = good.params;
     wrong.W = -wrong.W;
-    const LinearWeightChoice low = choose_linear_weight(cfg, {&han}, wrong, head, corpus.dev, batches, tempered);
+    const LinearWeightChoice low = choose_linear_weight(cfg, {&han}, wrong, head, corpus.dev, batches, calibrated);
     CHECK(low.weight <= 0.15);
     CHECK(low.dev_loss < low.equal_loss);
   }
 
-  // The chosen share's loss is the lowest the blend reaches on the grid; a temperature
-  // fitted to each blend can only lower its loss (T = 1 is among those tried).
-  const Matrix p_han = Predictor({&han}, cfg.model, 1, head).predict(corpus.dev, batches);
-  const Matrix p_linear = linear_member_answers(good.params, head, corpus.dev);
-  const LinearWeightChoice high = choose_linear_weight(cfg, {&han}, good.params, head, corpus.dev, batches, false);
+  // The chosen share's loss is the lowest the blend reaches on the grid. A temperature fitted
+  // to each blend lowers its loss (the NLL has one minimum along log T, and T = 1 lies in the
+  // range searched): the blend with an unsure HAN is too timid at T = 1.
   const std::vector<double> shares{0.25, 0.5, 0.75};
-  const std::vector<double> plain = blend_dev_losses(head, p_han, p_linear, corpus.dev, shares, false);
-  const std::vector<double> tempered = blend_dev_losses(head, p_han, p_linear, corpus.dev, shares, true);
+  const std::vector<double> plain = blend_dev_losses(head, p_han, p_good, corpus.dev, shares, false);
+  const std::vector<double> tempered = blend_dev_losses(head, p_han, p_good, corpus.dev, shares, true);
   for (std::size_t k = 0; k < shares.size(); ++k) {
-    CHECK(high.dev_loss <= plain[k]);
+    CHECK(chosen_losses[0] <= plain[k]);
+    CHECK(chosen_losses[1] <= tempered[k]);
     CHECK(tempered[k] <= plain[k] + 1e-9);
   }
-  CHECK(tempered[0] < plain[0] - 1e-3);  // the blend with an unsure HAN is too timid at T = 1
+  CHECK(tempered[0] < plain[0] - 1e-3);
+  CHECK(chosen_losses[1] < chosen_losses[0] - 1e-3);
 }
 
 TEST_CASE("model.linear_weight as set, and the equal share without a dev set", "[linear_member][linear_weight]") {
@@ -261,19 +267,18 @@ TEST_CASE("model.linear_weight as set, and the equal share without a dev set", "
   const LinearMemberResult member = train_linear_member(cfg, corpus, head);
   const std::vector<BatchIndices> batches = inference_batches(corpus.dev, 8);
 
-  const LinearWeightChoice equal = choose_linear_weight(cfg, {&han, &han}, member.params, head, Documents(), {}, true);
-  CHECK(equal.how == "auto, no dev set");
+  const LinearWeightChoice equal = choose_linear_weight(cfg, {&han, &han}, member.params, head, Documents(), {}, false);
+  CHECK(equal.how == LinearWeightChoice::How::no_dev);
   CHECK(equal.weight == Approx(1.0 / 3));
   CHECK(std::isnan(equal.dev_loss));
 
   cfg.model.linear_weight = 0.3;
   const LinearWeightChoice set = choose_linear_weight(cfg, {&han}, member.params, head, corpus.dev, batches, true);
-  CHECK(set.how == "set");
+  CHECK(set.how == LinearWeightChoice::How::set);
   CHECK(set.weight == Approx(0.3));
 
   // A run's member carries its settled weight, and reports it.
   const LinearMemberResult weighted = train_weighted_linear_member(cfg, corpus, {&han}, head, batches, true);
   CHECK(weighted.weight == Approx(0.3));
   CHECK(weighted.to_json()["weight"].get<double>() == Approx(0.3));
-  CHECK(weighted.weighted().params == &weighted.params);
 }

@@ -172,8 +172,14 @@ Classifier load_classifier(const std::string& path, std::vector<NamedTensor>* ex
     c.more_members.push_back(take_member(contents.tensors, c, member_tensor_prefix(k, members), path, matched));
   if (c.config.model.linear_member) {
     c.linear = take_linear_member(contents.tensors, c, path, matched);
-    // Files from before model.linear_weight averaged the linear member in as one more member.
-    if (c.config.model.linear_weight == kAutoReal) c.config.model.linear_weight = 1.0 / (members + 1);
+    // Files from before model.linear_weight averaged the linear member in as one more member;
+    // a file's own weight is never "auto" (it is chosen when the member joins).
+    if (h["config"].contains("model") && h["config"]["model"].contains("linear_weight")) {
+      if (c.config.model.linear_weight == kAutoReal)
+        throw Error(path + ": model file is corrupted (model.linear_weight is \"auto\")");
+    } else {
+      c.config.model.linear_weight = equal_linear_weight(members);
+    }
   }
   if (matched != contents.tensors.size()) {
     if (!extra_tensors) throw Error(path + ": model file is corrupted (unexpected tensors)");

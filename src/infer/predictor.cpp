@@ -95,8 +95,8 @@ Matrix Predictor::forward_members(const Documents& docs, const Batch& shard, Han
   probs /= han_members;
   if (linear_.params) {
     const LinearMemberParams& p = *linear_.params;
-    const Scalar w = static_cast<Scalar>(linear_.weight);
-    probs = (1 - w) * probs + w * head_answers(each, linear_member_logits(p, linear_member_features(p, docs, shard.documents)));
+    probs = blend_answers(probs, head_answers(each, linear_member_logits(p, linear_member_features(p, docs, shard.documents))),
+                          linear_.weight);
   }
   return ensemble_answers(head_, probs);
 }

@@ -7,6 +7,16 @@
 
 namespace han {
 
+double equal_linear_weight(int han_members) {
+  HAN_ASSERT(han_members >= 1);
+  return 1.0 / (han_members + 1);
+}
+
+Matrix blend_answers(const Matrix& han_mean, const Matrix& linear, double weight) {
+  const Scalar w = static_cast<Scalar>(weight);
+  return (1 - w) * han_mean + w * linear;
+}
+
 LinearMemberParams linear_member_init(const Documents& train, Index vocab_size, Index outputs) {
   LinearMemberParams p;
   p.W = Matrix::Zero(outputs, vocab_size);

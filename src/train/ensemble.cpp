@@ -80,13 +80,12 @@ TrainResult train_member(const Config& cfg, const Corpus& corpus, const TrainOpt
   return train_model(member_config(cfg, member), corpus, o);
 }
 
+// The HAN members as one model (a linear member joins it in `assemble`).
 Classifier ensemble_classifier(const Config& cfg, const Corpus& corpus, const EnsembleResult& r) {
   // The head a trained model holds is the one it started with (thresholds are not tuned yet).
-  Classifier c{with_corpus_tokenizer(cfg, corpus), corpus.vocab, corpus.labels, r.members.front().best_params, {},
-               initial_head(cfg.model.task, corpus.labels.size(), corpus.targets)};
+  Classifier c{without_linear_member(with_corpus_tokenizer(cfg, corpus)), corpus.vocab, corpus.labels,
+               r.members.front().best_params, {}, initial_head(cfg.model.task, corpus.labels.size(), corpus.targets)};
   for (std::size_t k = 1; k < r.members.size(); ++k) c.more_members.push_back(r.members[k].best_params);
-  c.linear = r.linear.params;
-  if (cfg.model.linear_member) c.config.model.linear_weight = r.linear.weight;
   return c;
 }
 
@@ -107,15 +106,13 @@ nlohmann::json trained_header(const Config& cfg, const EnsembleResult& r) {
 // the result lines.
 void assemble(const Config& cfg, const Corpus& corpus, const TrainOptions& options, EnsembleResult& r) {
   const std::vector<BatchIndices> dev_batches = scoring_batches(corpus.dev, cfg);
-  if (cfg.model.linear_member) {
-    std::vector<const HanParams*> members;
-    for (const TrainResult& m : r.members) members.push_back(&m.best_params);
-    r.linear = train_weighted_linear_member(cfg, corpus, members,
-                                            initial_head(cfg.model.task, corpus.labels.size(), corpus.targets), dev_batches,
-                                            calibrates_on_dev(cfg, options.calibrate, corpus.dev));
-  }
+  const bool calibrates = calibrates_on_dev(cfg, options.calibrate, corpus.dev);
   Classifier c = ensemble_classifier(cfg, corpus, r);
-  if (calibrates_on_dev(cfg, options.calibrate, corpus.dev))
+  if (cfg.model.linear_member) {
+    r.linear = train_weighted_linear_member(cfg, corpus, c.members(), c.head, dev_batches, calibrates);
+    attach_linear_member(c, r.linear);
+  }
+  if (calibrates)
     r.calibration = calibrate_on_dev(c, corpus.dev, cfg.trainer.threads);
   r.head = c.head;
   r.dev_scored = !corpus.dev.empty();

@@ -9,7 +9,6 @@
 #include "han/infer/evaluation.h"
 #include "han/infer/predictor.h"
 #include "han/infer/temperature.h"
-#include "han/train/linear_member_training.h"
 
 namespace han {
 namespace {
@@ -24,27 +23,18 @@ std::vector<double> weight_grid() {
 
 }  // namespace
 
-double equal_linear_weight(int han_members) {
-  HAN_ASSERT(han_members >= 1);
-  return 1.0 / (han_members + 1);
-}
-
 std::vector<double> blend_dev_losses(const OutputHead& head, const Matrix& han, const Matrix& linear,
-                                     const Documents& dev, const std::vector<double>& weights, bool tempered) {
-  tempered = tempered && head.task != Task::regression;
+                                     const Documents& dev, const std::vector<double>& weights, bool calibrated) {
+  calibrated = calibrated && head.task != Task::regression;
   OutputHead logits_head = head;
   logits_head.answers_logits = true;
-  const LabelSets gold = tempered ? gold_label_sets(head.task, dev) : LabelSets{};
+  const LabelSets gold = calibrated ? gold_label_sets(head.task, dev) : LabelSets{};
   std::vector<double> losses;
   for (double w : weights) {
-    const Scalar s = static_cast<Scalar>(w);
-    const Matrix blend = (1 - s) * han + s * linear;
-    if (!tempered) {
-      losses.push_back(score_answers(head, ensemble_answers(head, blend), dev).loss);
-      continue;
-    }
-    const Matrix logits = ensemble_answers(logits_head, blend);  // what calibration fits the temperature on
-    losses.push_back(tempered_nll(head.task, logits, gold, fit_temperature(head.task, logits, gold)));
+    const Matrix blend = blend_answers(han, linear, w);
+    // Calibration fits its temperature to these logits (nn/head.h: ensemble_answers).
+    losses.push_back(calibrated ? calibrated_nll(head.task, ensemble_answers(logits_head, blend), gold)
+                                : score_answers(head, ensemble_answers(head, blend), dev).loss);
   }
   return losses;
 }
@@ -52,51 +42,64 @@ std::vector<double> blend_dev_losses(const OutputHead& head, const Matrix& han, 
 LinearWeightChoice choose_linear_weight(const Config& cfg, const std::vector<const HanParams*>& members,
                                         const LinearMemberParams& linear, const OutputHead& head,
                                         const Documents& dev, const std::vector<BatchIndices>& batches,
-                                        bool tempered) {
+                                        bool calibrated) {
   LinearWeightChoice c;
-  const double equal = equal_linear_weight(static_cast<int>(members.size()));
-  c.equal_weight = equal;
+  c.equal_weight = equal_linear_weight(static_cast<int>(members.size()));
   if (cfg.model.linear_weight != kAutoReal) {
     c.weight = cfg.model.linear_weight;
-    c.how = "set";
+    c.how = LinearWeightChoice::How::set;
     return c;
   }
   if (dev.empty()) {
-    c.weight = equal;
-    c.how = "auto, no dev set";
+    c.weight = c.equal_weight;
+    c.how = LinearWeightChoice::How::no_dev;
     return c;
   }
   const Matrix han = Predictor(members, cfg.model, cfg.trainer.threads, head).predict(dev, batches);
   const Matrix lin = linear_member_answers(linear, head, dev);
   const std::vector<double> grid = weight_grid();
-  const std::vector<double> losses = blend_dev_losses(head, han, lin, dev, grid, tempered);
+  const std::vector<double> losses = blend_dev_losses(head, han, lin, dev, grid, calibrated);
   std::size_t best = 0;
   for (std::size_t k = 1; k < grid.size(); ++k)
     if (losses[k] < losses[best]) best = k;
   c.weight = grid[best];
-  c.how = "auto";
+  c.how = LinearWeightChoice::How::on_dev;
   c.dev_loss = losses[best];
-  c.equal_loss = blend_dev_losses(head, han, lin, dev, {equal}, tempered).front();
+  c.equal_loss = blend_dev_losses(head, han, lin, dev, {c.equal_weight}, calibrated).front();
   return c;
 }
 
 LinearMemberResult train_weighted_linear_member(const Config& cfg, const Corpus& corpus,
                                                 const std::vector<const HanParams*>& members, const OutputHead& head,
-                                                const std::vector<BatchIndices>& dev_batches, bool tempered) {
+                                                const std::vector<BatchIndices>& dev_batches, bool calibrated) {
   LinearMemberResult r = train_linear_member(cfg, corpus, head);
   log_linear_member(r);
-  const LinearWeightChoice choice = choose_linear_weight(cfg, members, r.params, head, corpus.dev, dev_batches, tempered);
+  const LinearWeightChoice choice = choose_linear_weight(cfg, members, r.params, head, corpus.dev, dev_batches, calibrated);
   log_linear_weight(choice);
   r.weight = choice.weight;
   return r;
 }
 
+void attach_linear_member(Classifier& c, const LinearMemberResult& linear) {
+  HAN_ASSERT(c.linear.empty() && !linear.params.empty() && linear.weight != kAutoReal);
+  c.config.model.linear_member = true;
+  c.config.model.linear_weight = linear.weight;
+  c.linear = linear.params;
+}
+
 void log_linear_weight(const LinearWeightChoice& c) {
-  if (std::isfinite(c.dev_loss))
-    spdlog::info("linear member weight: {:.2f} ({}: the lowest dev loss, {:.4f}; the equal share {:.2f} gives {:.4f})",
-                 c.weight, c.how, c.dev_loss, c.equal_weight, c.equal_loss);
-  else
-    spdlog::info("linear member weight: {:.2f} ({})", c.weight, c.how);
+  switch (c.how) {
+    case LinearWeightChoice::How::set:
+      spdlog::info("linear member weight: {:.2f} (set)", c.weight);
+      break;
+    case LinearWeightChoice::How::no_dev:
+      spdlog::info("linear member weight: {:.2f} (auto, no dev set: the equal share)", c.weight);
+      break;
+    case LinearWeightChoice::How::on_dev:
+      spdlog::info("linear member weight: {:.2f} (auto: the lowest dev loss, {:.4f}; the equal share {:.2f} gives {:.4f})",
+                   c.weight, c.dev_loss, c.equal_weight, c.equal_loss);
+      break;
+  }
 }
 
 }  // namespace han

@@ -101,7 +101,8 @@ class TrainingRun {
   void keep_if_best(EpochRecord& rec);
   double epoch_score(const EpochRecord& rec) const;
   TrainResult finish(bool interrupted, bool stopped_early, Clock::time_point run_start);
-  LinearMemberResult add_linear_member(std::optional<TaskScores>& dev) const;
+  LinearMemberResult add_linear_member() const;
+  std::optional<TaskScores> score_with_linear_member(const LinearMemberResult& linear, const OutputHead& head) const;
   bool calibrates() const {
     return calibrates_on_dev(cfg_, options_.calibrate, corpus_.dev);
   }
@@ -395,9 +396,11 @@ TrainResult TrainingRun::finish(bool interrupted, bool stopped_early, Clock::tim
     r.checkpoint = files_.checkpoint;
   else if (writes())
     std::filesystem::remove(files_.checkpoint);  // the run is complete
-  if (!interrupted && cfg_.model.linear_member) r.linear = add_linear_member(r.dev_with_linear);
+  if (!interrupted && cfg_.model.linear_member) r.linear = add_linear_member();
   if (!interrupted && writes() && calibrates())
     r.calibration = calibrate_model_file(files_.model, corpus_.dev, threads_, r.head);
+  // Scored once calibrated, as the model file predicts.
+  if (!interrupted && cfg_.model.linear_member) r.dev_with_linear = score_with_linear_member(r.linear, r.head);
   r.history = state_.history;
   r.best_epoch = state_.best_epoch;
   r.skipped_empty = batcher_.skipped_empty();
@@ -408,27 +411,29 @@ TrainResult TrainingRun::finish(bool interrupted, bool stopped_early, Clock::tim
 }
 
 // model.linear_member: trained once the HAN is, and written into model.han beside it.
-// `dev` receives the dev scores of the two together (rank 0, with a dev set).
-LinearMemberResult TrainingRun::add_linear_member(std::optional<TaskScores>& dev) const {
+LinearMemberResult TrainingRun::add_linear_member() const {
   LinearMemberResult linear = train_weighted_linear_member(cfg_, corpus_, {&best_params_}, model_.head, dev_batches_,
-                                                                calibrates());
-  if (job_.rank() == 0 && !corpus_.dev.empty()) {
-    dev = evaluate_task(Predictor({&best_params_}, cfg_.model, threads_, model_.head, linear.weighted()), corpus_.dev,
-                        dev_batches_);
-    std::string scores;
-    for (const auto& [name, value] : dev->headline()) scores += fmt::format(" {} {:.4f}", name, value);
-    spdlog::info("with the linear member: dev{}", scores);
-  }
+                                                           calibrates());
   if (writes()) {
     nlohmann::json header;
     Classifier c = load_classifier(files_.model, nullptr, &header);
-    c.config.model.linear_member = true;
-    c.config.model.linear_weight = linear.weight;
-    c.linear = linear.params;
+    attach_linear_member(c, linear);
     header["trained"]["linear_member"] = linear.to_json();
     save_classifier(files_.model, c, header);
   }
   return linear;
+}
+
+// The dev scores of the HAN and its linear member together, with `head` (rank 0, with a dev set).
+std::optional<TaskScores> TrainingRun::score_with_linear_member(const LinearMemberResult& linear,
+                                                                const OutputHead& head) const {
+  if (job_.rank() != 0 || corpus_.dev.empty()) return std::nullopt;
+  TaskScores dev = evaluate_task(Predictor({&best_params_}, cfg_.model, threads_, head, linear.weighted()), corpus_.dev,
+                                 dev_batches_);
+  std::string scores;
+  for (const auto& [name, value] : dev.headline()) scores += fmt::format(" {} {:.4f}", name, value);
+  spdlog::info("with the linear member: dev{}", scores);
+  return dev;
 }
 
 }  // namespace

@@ -34,6 +34,13 @@ struct WeightedLinearMember {
   double weight = 0;
 };
 
+// The equal share of a linear member beside `han_members` HAN members: 1 / (N + 1), as one
+// more member (model.linear_weight without a dev set to choose on, and model files from
+// before the setting).
+double equal_linear_weight(int han_members);
+// The answers (1 - weight) han_mean + weight linear.
+Matrix blend_answers(const Matrix& han_mean, const Matrix& linear, double weight);
+
 // Zero weights and the idf of `train` over a vocabulary of `vocab_size` ids.
 LinearMemberParams linear_member_init(const Documents& train, Index vocab_size, Index outputs);
 // The features of docs[indices], in that order.
