@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Accuracy study: trains a han config on the shared corpora with several seeds and runs the
-# reference baselines (TF-IDF + LinearSVC, fastText with the tutorial's settings) on the same
-# splits, then prints one table row per corpus. Test accuracy is always taken at the best DEV
+# reference baselines (TF-IDF + LinearSVC, fastText with the tutorial's settings, the PyTorch
+# HAN) on the same splits, then prints one table row per corpus. Test accuracy is always taken at the best DEV
 # epoch (han train picks it); nothing here looks at test to choose anything.
 #
 # Usage: scripts/accuracy.sh [--config FILE] [--seeds N] [--corpora "20news imdb spamassassin"]
@@ -16,6 +16,10 @@
 #   --set     extra han overrides, applied after the data paths
 # With trainer.ensemble = E (in the config or a --set), run i starts at seed 1 + (i-1)·E, so the
 # runs' members (seeds seed..seed+E-1) are all different models; its log line lists the members'.
+# The PyTorch HAN (BENCH/han_torch.py) runs once per corpus with the paper's sizes and han's
+# default budget (10 epochs, test at the best dev epoch), healthy as BENCH/README.md says
+# (OpenBLAS's own kernel choice, glibc keeping freed memory); its summary goes to
+# <out>/<corpus>/pytorch_han.jsonl. --no-baselines skips it too.
 # Env: HAN (default build/han), BENCH (default ../shared/bench).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -94,10 +98,29 @@ run_baselines() {
   mv "$result.tmp" "$result"
 }
 
+# The PyTorch HAN reference, one run (seed 1): its summary line, named like the baselines'.
+run_pytorch_han() {
+  local corpus=$1 d=$data/$1 result=$out/$1/pytorch_han.jsonl
+  [ -s "$result" ] && return 0
+  env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE \
+    MALLOC_MMAP_THRESHOLD_=4294967296 MALLOC_TRIM_THRESHOLD_=4294967296 MALLOC_TOP_PAD_=268435456 \
+    $py "$bench/han_torch.py" --train "$d/train.jsonl" --dev "$d/dev.jsonl" --test "$d/test.jsonl" \
+    --mask renorm --pack --bucket --epochs 10 --threads 2 --seed 1 > "$result.log"
+  $py - "$result.log" "$corpus" > "$result.tmp" <<'EOF'
+import json, sys
+summary = [json.loads(l) for l in open(sys.argv[1]) if '"type": "summary"' in l][-1]
+print(json.dumps({"dataset": sys.argv[2], "method": "pytorch-han", "args": "--mask renorm --pack --bucket --epochs 10",
+                  "dev_acc": summary["best_dev_acc"], "test_acc": summary["test_acc_at_best_dev"],
+                  "best_epoch": summary["best_dev_epoch"], "epochs": summary["epochs_run"],
+                  "wall_secs": summary["wall_secs"]}))
+EOF
+  mv "$result.tmp" "$result"
+}
+
 step=$(setting trainer.ensemble 1)
 for corpus in $corpora; do
   mkdir -p "$out/$corpus"
-  [ "$baselines" = 1 ] && run_baselines "$corpus"
+  if [ "$baselines" = 1 ]; then run_baselines "$corpus"; run_pytorch_han "$corpus"; fi
   for i in $(seq 1 "$seeds"); do run_han "$corpus" $((1 + (i - 1) * step)); done
 done
 
@@ -107,15 +130,16 @@ out, corpora = sys.argv[1], sys.argv[2:]
 def mean_sd(xs):
     if not xs: return "-"
     return "%.3f ± %.3f" % (statistics.mean(xs), statistics.stdev(xs) if len(xs) > 1 else 0.0)
-print("| corpus | han test (mean ± sd) | n | han dev (mean) | s/run | TF-IDF + LinearSVC | fastText tuned |")
-print("|---|---|---:|---:|---:|---:|---:|")
+print("| corpus | han test (mean ± sd) | n | han dev (mean) | s/run | TF-IDF + LinearSVC | fastText tuned | PyTorch HAN |")
+print("|---|---|---:|---:|---:|---:|---:|---:|")
 for c in corpora:
     runs = [json.load(open(p)) for p in sorted(glob.glob(f"{out}/{c}/seed*.json"))]
     base = {}
-    if os.path.exists(f"{out}/{c}/baselines.jsonl"):
-        base = {b["method"]: b["test_acc"] for b in map(json.loads, open(f"{out}/{c}/baselines.jsonl"))}
+    for name in ("baselines.jsonl", "pytorch_han.jsonl"):
+        if os.path.exists(f"{out}/{c}/{name}"):
+            base.update({b["method"]: b["test_acc"] for b in map(json.loads, open(f"{out}/{c}/{name}"))})
     dev = ["%.3f" % statistics.mean(r["dev_accuracy"] for r in runs)] if runs else ["-"]
     secs = ["%d" % statistics.mean(r["wall_seconds"] for r in runs)] if runs else ["-"]
     print(f"| {c} | {mean_sd([r['test']['accuracy'] for r in runs])} | {len(runs)} | {dev[0]} | {secs[0]} | "
-          f"{base.get('tfidf12-linearsvc', '-')} | {base.get('fasttext-tuned', '-')} |")
+          f"{base.get('tfidf12-linearsvc', '-')} | {base.get('fasttext-tuned', '-')} | {base.get('pytorch-han', '-')} |")
 EOF
