@@ -102,6 +102,15 @@ run_baselines() {
 run_pytorch_han() {
   local corpus=$1 d=$data/$1 result=$out/$1/pytorch_han.jsonl
   [ -s "$result" ] && return 0
+  # Debian's torch calls the system BLAS: without OpenBLAS that is the reference BLAS, several
+  # times slower (a handicapped reference, whatever it is compared on).
+  local blas
+  blas=$(readlink -f /usr/lib/x86_64-linux-gnu/libblas.so.3 || true)
+  case $blas in
+    *openblas*) ;;
+    *) echo "accuracy.sh: the PyTorch HAN would run on ${blas:-no BLAS}, not OpenBLAS:" \
+         "apt-get install python3-torch libopenblas0-pthread (or --no-baselines)" >&2; exit 2 ;;
+  esac
   env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE \
     MALLOC_MMAP_THRESHOLD_=4294967296 MALLOC_TRIM_THRESHOLD_=4294967296 MALLOC_TOP_PAD_=268435456 \
     $py "$bench/han_torch.py" --train "$d/train.jsonl" --dev "$d/dev.jsonl" --test "$d/test.jsonl" \
