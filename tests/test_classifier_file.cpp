@@ -24,6 +24,7 @@ Classifier small_classifier(int members) {
   cfg.model.sentence_hidden = 2;
   cfg.model.attention_dim = 4;
   cfg.trainer.ensemble = members;
+  cfg.model.linear_member = false;  // HAN members only (with a member: test_linear_member.cpp)
   Rng rng(11);
   Classifier c{cfg, Vocab::from_words({"<pad>", "<unk>", "good", "bad"}), {"neg", "pos"}, han_init(cfg.model, 4, 2, rng), {},
                 OutputHead{}};

@@ -77,11 +77,13 @@ TEST_CASE("train --seeds 2: members equal to runs with those seeds, probabilitie
           "[cli][ensemble]") {
   const TempDir dir;
   const Data d = small_data(dir);
-  // Without calibration on dev, so that the runs alone and the ensemble's probabilities are
-  // the networks' own (calibration: test_cli_calibration.cpp).
-  const json summary = train_ok(train_args(d, dir.file("ens"), " --seeds 2 --set trainer.calibrate=false"));
-  const json one = train_ok(train_args(d, dir.file("seed1"), " --set trainer.calibrate=false"));
-  const json two = train_ok(train_args(d, dir.file("seed2"), " --set trainer.seed=2 --set trainer.calibrate=false"));
+  // Without calibration on dev or the linear member, so that the runs alone and the
+  // ensemble's probabilities are the networks' own (calibration: test_cli_calibration.cpp;
+  // the member in an ensemble: test_cli_linear_member.cpp).
+  const std::string han_only = " --set trainer.calibrate=false --set model.linear_member=false";
+  const json summary = train_ok(train_args(d, dir.file("ens"), " --seeds 2" + han_only));
+  const json one = train_ok(train_args(d, dir.file("seed1"), han_only));
+  const json two = train_ok(train_args(d, dir.file("seed2"), " --set trainer.seed=2" + han_only));
 
   // Each member is exactly the model its seed trains alone (same config, data and threads).
   CHECK(slurp(dir.file("ens/members/1/model.han")) == slurp(dir.file("seed1/model.han")));
@@ -124,8 +126,10 @@ TEST_CASE("train --seeds 2: members equal to runs with those seeds, probabilitie
 TEST_CASE("an ensemble is calibrated on its members' mean, each member as it is calibrated alone", "[cli][ensemble]") {
   const TempDir dir;
   const Data d = small_data(dir);
-  const json summary = train_ok(train_args(d, dir.file("ens"), " --seeds 2"));
-  const json one = train_ok(train_args(d, dir.file("seed1"), ""));
+  // Without the linear member, whose ensemble keeps it out of the members' files (test_cli_linear_member.cpp).
+  const std::string han_only = " --set model.linear_member=false";
+  const json summary = train_ok(train_args(d, dir.file("ens"), " --seeds 2" + han_only));
+  const json one = train_ok(train_args(d, dir.file("seed1"), han_only));
   CHECK(slurp(dir.file("ens/members/1/model.han")) == slurp(dir.file("seed1/model.han")));
   CHECK(summary["members"][0]["test"] == one["test"]);
   const json& dev = summary["dev_calibration"];
@@ -137,7 +141,7 @@ TEST_CASE("an ensemble is calibrated on its members' mean, each member as it is 
   CHECK(json::parse(info.out)["calibration"] == dev);
   // Its temperature divides the log of the mean: the answers keep the mean's argmax.
   const auto calibrated = predictions(dir.file("ens/model.han"), d.dev);
-  const json plain = train_ok(train_args(d, dir.file("plain"), " --seeds 2 --set trainer.calibrate=false"));
+  const json plain = train_ok(train_args(d, dir.file("plain"), " --seeds 2 --set trainer.calibrate=false" + han_only));
   CHECK(plain["dev_calibration"].is_null());
   const auto mean = predictions(dir.file("plain/model.han"), d.dev);
   REQUIRE(calibrated.size() == mean.size());

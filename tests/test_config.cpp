@@ -363,7 +363,7 @@ TEST_CASE("config_reference lists every key once with default and range", "[conf
   CHECK_FALSE(defaults["optimizer"].contains("embedding_lr_scale"));
   CHECK_FALSE(defaults["model"].contains("bag"));
   CHECK_FALSE(defaults["optimizer"].contains("bag_lr_scale"));
-  CHECK_FALSE(defaults["model"].contains("linear_member"));
+  CHECK(defaults["model"]["linear_member"] == true);  // on by default: written, as every setting on
   CHECK_FALSE(defaults["model"].contains("linear_weight"));
   const json j = han::config_to_json(every_key);
   std::size_t keys = 0;
@@ -394,6 +394,22 @@ TEST_CASE("tokenizer.version: 2 by default, 1 for configs stored before it exist
   CHECK(han::config_from_json(stored, "m").tokenizer.version == 2);
   CHECK(han::stored_config_from_json(stored, "m").tokenizer.version == 1);
   CHECK(han::stored_config_from_json(json::object(), "m").tokenizer.version == 1);
+}
+
+TEST_CASE("model.linear_member: on by default, off for configs stored without it", "[config]") {
+  CHECK(han::Config{}.model.linear_member);
+  CHECK(parse("{}").model.linear_member);  // a user's config without the key: today's default
+  CHECK_FALSE(parse(R"({"model": {"linear_member": false}})").model.linear_member);
+  // A config han wrote: the key is there when on, and left out when off, as before it was the default.
+  json stored = han::config_to_json(han::Config{});
+  CHECK(han::stored_config_from_json(stored, "m").model.linear_member);
+  han::Config off;
+  off.model.linear_member = false;
+  stored = han::config_to_json(off);
+  CHECK_FALSE(stored["model"].contains("linear_member"));
+  CHECK_FALSE(han::stored_config_from_json(stored, "m").model.linear_member);
+  CHECK_FALSE(han::stored_config_from_json(json::object(), "m").model.linear_member);
+  CHECK(han::config_from_json(stored, "m").model.linear_member);  // read as a user's file: the default
 }
 
 TEST_CASE("the README's configuration table is the reference han builds from its keys", "[config][readme]") {

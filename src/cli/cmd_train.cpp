@@ -188,7 +188,7 @@ void print_summary(const TrainResult& result, const PreparedRun& run, const Corp
       {"skipped_empty", result.skipped_empty},
       {"seconds", result.seconds}};
   for (const auto& [name, value] : best.dev_more) summary["dev_" + name] = finite_or_null(value);
-  if (run.config.model.linear_member) summary["linear_member"] = result.linear.to_json();
+  if (run.config.model.linear_member) summary["linear_member"] = result.linear.summary_json();
   // With a linear member, the dev scores are the model's: the best epoch's and the member's together.
   if (result.dev_with_linear)
     for (const auto& [name, value] : result.dev_with_linear->headline()) summary["dev_" + name] = finite_or_null(value);
@@ -260,7 +260,7 @@ void print_ensemble_summary(const EnsembleResult& result, const PreparedRun& run
                             {"skipped_empty", skipped_empty},
                             {"seconds", result.seconds}};
   summary.update(dev_scores_of(ensemble));  // the task's dev scores
-  if (cfg.model.linear_member) summary["linear_member"] = result.linear.to_json();
+  if (cfg.model.linear_member) summary["linear_member"] = result.linear.summary_json();
   std::printf("%s\n", summary.dump().c_str());
   std::fflush(stdout);
 }

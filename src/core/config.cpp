@@ -689,8 +689,23 @@ Config stored_config_from_json(const nlohmann::json& j, const std::string& origi
   // by the rules before.
   const auto tokenizer = j.find("tokenizer");
   if (tokenizer == j.end() || !tokenizer->contains("version")) c.tokenizer.version = 1;
+  // model.linear_member was off by default when such a file was written without it.
+  const auto model = j.find("model");
+  if (model == j.end() || !model->contains("linear_member")) c.model.linear_member = false;
   return c;
 }
+
+namespace {
+
+// The defaults against which config_to_json leaves keys out: today's, except that
+// model.linear_member is written when on, as it was while off was its default.
+Config written_as_before() {
+  Config c;
+  c.model.linear_member = false;
+  return c;
+}
+
+}  // namespace
 
 nlohmann::json config_to_json(const Config& c) {
   json out = config_to_full_json(c);
@@ -698,7 +713,7 @@ nlohmann::json config_to_json(const Config& c) {
   // that does not use them is written as before: model headers, checkpoints and the
   // fingerprints of stored ablation runs stay the same (reading fills in the defaults).
   // A run that pretrains records its embed settings.
-  static const json defaults = config_to_full_json(Config{});
+  static const json defaults = config_to_full_json(written_as_before());
   static const std::pair<const char*, const char*> later_keys[] = {
       {"data", "unlabeled"},         {"model", "sentence_dropout"}, {"model", "embedding_dropout"},
       {"model", "word_dropout"},     {"optimizer", "warmup"},       {"trainer", "select"},

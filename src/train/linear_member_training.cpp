@@ -85,8 +85,13 @@ nlohmann::json LinearMemberResult::to_json() const {
   return {{"best_epoch", best_epoch},
           {"epochs", epochs},
           {"dev_loss", std::isfinite(dev_loss) ? nlohmann::json(dev_loss) : nlohmann::json()},
-          {"seconds", seconds},
           {"weight", weight == kAutoReal ? nlohmann::json() : nlohmann::json(weight)}};
+}
+
+nlohmann::json LinearMemberResult::summary_json() const {
+  nlohmann::json j = to_json();
+  j["seconds"] = seconds;
+  return j;
 }
 
 void log_linear_member(const LinearMemberResult& r) {

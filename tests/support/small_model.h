@@ -20,6 +20,7 @@ inline Config small_config() {
   cfg.model.word_hidden = 4;
   cfg.model.sentence_hidden = 4;
   cfg.model.attention_dim = 8;
+  cfg.model.linear_member = false;  // small_model builds the HAN alone
   return cfg;
 }
 

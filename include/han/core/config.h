@@ -51,7 +51,9 @@ struct ModelConfig {
   MaskMode mask = MaskMode::renorm;
   Pooling pooling = Pooling::attention;
   Bag bag = Bag::none;  // words: a bag-of-words linear term added to the logits
-  bool linear_member = false;  // a TF-IDF linear model averaged in as one more member (nn/linear_member.h)
+  // A TF-IDF linear model averaged in as one more member (nn/linear_member.h). On by default
+  // since it lifts short texts most; files written before then, without the key, mean off.
+  bool linear_member = true;
   // The linear member's share of the average; kAutoReal: chosen on dev (train/linear_weight.h).
   // A model file holds the share it predicts with.
   double linear_weight = kAutoReal;

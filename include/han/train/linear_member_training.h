@@ -26,8 +26,11 @@ struct LinearMemberResult {
   double dev_loss = std::numeric_limits<double>::quiet_NaN();  // mean, at the best epoch
   double seconds = 0;
   double weight = kAutoReal;  // its share of the average, once settled (train/linear_weight.h)
-  // {"best_epoch", "epochs", "dev_loss" (null without dev), "seconds", "weight"}: in the model header and the summary.
+  // {"best_epoch", "epochs", "dev_loss" (null without dev), "weight"}: in the model header,
+  // which holds no timing so that the same training writes the same file (a resumed run too).
   nlohmann::json to_json() const;
+  // to_json() and "seconds": in train's summary.
+  nlohmann::json summary_json() const;
   // The member with its weight; no params when there is none.
   WeightedLinearMember weighted() const { return {params.empty() ? nullptr : &params, weight}; }
 };
