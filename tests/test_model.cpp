@@ -177,17 +177,6 @@ TEST_CASE("bag-of-words features: sublinear counts, unit L2 norm per document, e
   CHECK(x.values[2] == Approx(1.0));
 }
 
-TEST_CASE("bag-of-words rows: a batch cut from all documents' features equals the batch's own", "[model][bag]") {
-  // Documents: {5, 2, 5}, {}, {7, 7}, {3}.
-  const BagFeatures all = bag_features({5, 2, 5, 7, 7, 3}, {3, 0, 2, 1});
-  const BagFeatures cut = bag_rows(all, {3, 0, 1, 0});
-  const BagFeatures own = bag_features({3, 5, 2, 5, 5, 2, 5}, {1, 3, 0, 3});
-  CHECK(cut.start == own.start);
-  CHECK(cut.ids == own.ids);
-  CHECK(cut.values == own.values);
-  CHECK(bag_rows(all, {}).start == std::vector<Index>{0});
-}
-
 TEST_CASE("HAN gradients with the bag-of-words term, word dropout included", "[model][gradcheck][bag]") {
   const std::vector<Document> docs = sample_docs();
   const Batch batch = make_batch(Documents(docs), {0, 1, 2, 3});

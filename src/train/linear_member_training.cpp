@@ -36,25 +36,13 @@ std::vector<Indices> cut_into_batches(const Indices& order, Index size) {
   return batches;
 }
 
-// Every document's features, computed once: the idf is fixed before training. In chunks,
-// so that no more than a chunk's word ids are ever copied out of the corpus at once.
-BagFeatures all_features(const LinearMemberParams& p, const Documents& docs) {
-  constexpr Index kChunk = 1024;
-  BagFeatures all;
-  all.start = {0};
-  for (const Indices& chunk : cut_into_batches(in_order(docs.size()), kChunk)) {
-    const BagFeatures part = linear_member_features(p, docs, chunk);
-    bag_append(all, part, 0, static_cast<Index>(chunk.size()));
-  }
-  return all;
-}
-
-// docs[indices]'s summed loss (each document times its weight), their features cut from
-// `features` (all of docs'); with grads, their gradient times `scale` is added.
+// docs[indices]'s summed loss (each document times its weight); with grads, their gradient
+// times `scale` is added. The features are computed batch by batch, every epoch, rather than
+// once for the corpus: held at once, they would cost 8 bytes per distinct word of every
+// document (over a gigabyte for a million reviews, about what the HAN's whole training takes).
 double linear_member_loss(const LinearMemberParams& p, const OutputHead& head, const LossConfig& loss,
-                          const Documents& docs, const BagFeatures& features, const Indices& indices, double scale,
-                          LinearMemberParams* grads) {
-  const BagFeatures x = bag_rows(features, indices);
+                          const Documents& docs, const Indices& indices, double scale, LinearMemberParams* grads) {
+  const BagFeatures x = linear_member_features(p, docs, indices);
   const Matrix logits = linear_member_logits(p, x);
   Matrix d_logits;
   const double sum = head_loss(head, loss, logits, answers_batch(docs, indices), scale, d_logits);
@@ -64,10 +52,10 @@ double linear_member_loss(const LinearMemberParams& p, const OutputHead& head, c
 
 // The mean dev loss, in batches of `batch_size`.
 double dev_loss(const LinearMemberParams& p, const OutputHead& head, const LossConfig& loss, const Documents& dev,
-                const BagFeatures& features, Index batch_size) {
+                Index batch_size) {
   double sum = 0;
   for (const Indices& batch : cut_into_batches(in_order(dev.size()), batch_size))
-    sum += linear_member_loss(p, head, loss, dev, features, batch, 0.0, nullptr);
+    sum += linear_member_loss(p, head, loss, dev, batch, 0.0, nullptr);
   return sum / static_cast<double>(dev.size());
 }
 
@@ -103,7 +91,12 @@ void log_linear_member(const LinearMemberResult& r) {
 }
 
 Matrix linear_member_answers(const LinearMemberParams& p, const OutputHead& head, const Documents& docs) {
-  return head_answers(head, linear_member_logits(p, all_features(p, docs)));
+  constexpr Index kChunk = 1024;  // documents whose features are held at once
+  Matrix answers(p.b.rows(), static_cast<Index>(docs.size()));
+  for (const Indices& chunk : cut_into_batches(in_order(docs.size()), kChunk))
+    answers.middleCols(chunk.front(), static_cast<Index>(chunk.size())) =
+        head_answers(head, linear_member_logits(p, linear_member_features(p, docs, chunk)));
+  return answers;
 }
 
 Config without_linear_member(Config cfg) {
@@ -122,8 +115,6 @@ LinearMemberResult train_linear_member(const Config& cfg, const Corpus& corpus, 
   refs.erase(std::remove_if(refs.begin(), refs.end(), [](const ParamRef& r) { return r.name == "idf"; }), refs.end());
   for (ParamRef& r : refs) r.lr_scale = cfg.optimizer.bag_lr_scale;
   const std::unique_ptr<Optimizer> optimizer = make_optimizer(cfg.optimizer, resolve_threads(cfg.trainer.threads));
-  const BagFeatures train_features = all_features(p, corpus.train);
-  const BagFeatures dev_features = all_features(p, corpus.dev);
   const long long documents = static_cast<long long>(corpus.train.size());
   const long long steps_per_epoch = (documents + batch_size - 1) / batch_size;
   const long long total_steps = steps_per_epoch * kLinearMemberEpochs;
@@ -134,7 +125,7 @@ LinearMemberResult train_linear_member(const Config& cfg, const Corpus& corpus, 
   for (int epoch = 1; epoch <= kLinearMemberEpochs; ++epoch) {
     for (const Indices& batch : epoch_batches(corpus.train.size(), batch_size, cfg.trainer.seed, epoch)) {
       for (ParamRef& ref : refs) ref.grad->setZero();
-      linear_member_loss(p, head, cfg.loss, corpus.train, train_features, batch, 1.0 / static_cast<double>(batch.size()), &grads);
+      linear_member_loss(p, head, cfg.loss, corpus.train, batch, 1.0 / static_cast<double>(batch.size()), &grads);
       clip_global_norm(refs, cfg.optimizer.clip_norm);
       optimizer->step(refs, learning_rate(cfg.optimizer, optimizer->steps(), total_steps));
     }
@@ -144,7 +135,7 @@ LinearMemberResult train_linear_member(const Config& cfg, const Corpus& corpus, 
       r.best_epoch = epoch;
       continue;
     }
-    const double loss = dev_loss(p, head, cfg.loss, corpus.dev, dev_features, batch_size);
+    const double loss = dev_loss(p, head, cfg.loss, corpus.dev, batch_size);
     if (loss < best) {
       best = loss;
       r.params = p;

@@ -39,24 +39,6 @@ BagFeatures bag_features(const std::vector<std::int32_t>& tokens, const std::vec
   return x;
 }
 
-void bag_append(BagFeatures& to, const BagFeatures& from, Index first, Index last) {
-  HAN_ASSERT(!to.start.empty() && first >= 0 && first <= last && last < static_cast<Index>(from.start.size()));
-  const auto begin = static_cast<std::ptrdiff_t>(from.start[static_cast<std::size_t>(first)]);
-  const auto end = static_cast<std::ptrdiff_t>(from.start[static_cast<std::size_t>(last)]);
-  const Index offset = static_cast<Index>(to.ids.size()) - static_cast<Index>(begin);
-  for (Index b = first + 1; b <= last; ++b) to.start.push_back(offset + from.start[static_cast<std::size_t>(b)]);
-  to.ids.insert(to.ids.end(), from.ids.begin() + begin, from.ids.begin() + end);
-  to.values.insert(to.values.end(), from.values.begin() + begin, from.values.begin() + end);
-}
-
-BagFeatures bag_rows(const BagFeatures& x, const std::vector<Index>& rows) {
-  BagFeatures out;
-  out.start.reserve(rows.size() + 1);
-  out.start.push_back(0);
-  for (Index r : rows) bag_append(out, x, r, r + 1);
-  return out;
-}
-
 BagParams bag_init(Index vocab_size, Index outputs) {
   BagParams p;
   p.W = Matrix::Zero(outputs, vocab_size);

@@ -33,10 +33,6 @@ struct BagFeatures {
 // before the normalisation (TF-IDF; the linear member's features, nn/linear_member.h).
 BagFeatures bag_features(const std::vector<std::int32_t>& tokens, const std::vector<Index>& doc_tokens,
                          const Scalar* idf = nullptr);
-// Appends documents [first, last) of `from` to `to` (whose start holds at least its 0).
-void bag_append(BagFeatures& to, const BagFeatures& from, Index first, Index last);
-// The rows of x for documents `rows`, in that order: a batch cut from features computed once.
-BagFeatures bag_rows(const BagFeatures& x, const std::vector<Index>& rows);
 // Zeros: a linear term starts from "no opinion" (its loss is convex in W).
 BagParams bag_init(Index vocab_size, Index outputs);
 // logits (C, B) += W x_b for every document b (W: (C, V)).
