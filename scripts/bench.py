@@ -63,7 +63,9 @@ def han_train(args, d, threads, strategy="bucket", epochs=1, seed=1):
     cfg = {
         "data": {"train": d["train"], "dev": d["dev"], "test": d["predict"]},
         "tokenizer": {"max_sentences": 30, "max_words": 50, "min_count": 5, "max_vocab": 50000},
-        "model": {"embedding_dim": 200, "word_hidden": 50, "sentence_hidden": 50, "attention_dim": 100, "mask": "renorm"},
+        # The HAN alone, like the PyTorch HAN it is timed against (no linear member).
+        "model": {"embedding_dim": 200, "word_hidden": 50, "sentence_hidden": 50, "attention_dim": 100, "mask": "renorm",
+                  "linear_member": False},
         "batching": {"strategy": strategy, "batch_size": 64},
         "optimizer": {"name": "adam", "lr": 0.001, "clip_norm": 0.0},
         "trainer": {"epochs": epochs, "patience": 0, "seed": seed, "threads": threads},
