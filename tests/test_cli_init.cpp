@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "han/infer/classifier.h"
 #include "support/interrupted_run.h"
 #include "support/paths.h"
 #include "support/run.h"
@@ -204,20 +205,28 @@ TEST_CASE("train --init refuses a contradicting architecture key or a checkpoint
 TEST_CASE("an interrupted train --init run resumes to the model an uninterrupted one gives", "[cli][init]") {
   const TempDir dir;
   const std::string parent = train_parent(dir);
+  REQUIRE(han::load_classifier(parent).linear_member() != nullptr);  // the parent has the default's member
   write_slice(dir, "b", kSliceB, 11);
-  const std::string args = "--config " + write_config(dir, "b", "") + " --init " + parent +
-                           " --set trainer.epochs=20 --set trainer.extend_vocab=true --output ";
-  train(args + dir.file("whole"));
-  const RunResult stopped = run_and_signal("train " + args + dir.file("cut"), "epoch 1/", "INT", dir.file("err"));
-  INFO(stopped.err);
-  REQUIRE(stopped.exit_code == 130);
-  const RunResult resumed = run(han_cmd("train --resume " + dir.file("cut")));
-  INFO(resumed.err);
-  REQUIRE(resumed.exit_code == 0);
-  const std::string text = slurp(dir.file("b_test.jsonl"));
-  const std::string predict = "predict --format json --data-format jsonl --model ";
-  CHECK(run(han_cmd(predict + dir.file("cut/model.han")), text).out ==
-        run(han_cmd(predict + dir.file("whole/model.han")), text).out);
+  // As the parent, and with a setting of the child's own at its default (the member off,
+  // which config.json leaves out): resumed, it must stay the child's.
+  for (const std::string more : {"", " --set model.linear_member=false"}) {
+    INFO(more);
+    const std::string args = "--config " + write_config(dir, "b", "") + " --init " + parent + more +
+                             " --set trainer.epochs=20 --set trainer.extend_vocab=true --output ";
+    const std::string name = more.empty() ? "as_parent" : "member_off";
+    const std::string whole = dir.file(name + "_whole"), cut = dir.file(name + "_cut");
+    train(args + whole);
+    const RunResult stopped = run_and_signal("train " + args + cut, "epoch 1/", "INT", dir.file("err"));
+    INFO(stopped.err);
+    REQUIRE(stopped.exit_code == 130);
+    const RunResult resumed = run(han_cmd("train --resume " + cut));
+    INFO(resumed.err);
+    REQUIRE(resumed.exit_code == 0);
+    CHECK((han::load_classifier(cut + "/model.han").linear_member() != nullptr) == more.empty());
+    const std::string text = slurp(dir.file("b_test.jsonl"));
+    const std::string predict = "predict --format json --data-format jsonl --model ";
+    CHECK(run(han_cmd(predict + cut + "/model.han"), text).out == run(han_cmd(predict + whole + "/model.han"), text).out);
+  }
 }
 
 TEST_CASE("train --init keeps what freeze_embeddings auto decided for its parent's table", "[cli][init]") {

@@ -126,3 +126,25 @@ TEST_CASE("model.linear_member in an ensemble: one member for the ensemble, none
   CHECK(refused.exit_code != 0);
   CHECK_THAT(refused.err, Catch::Contains(dir.file("auto.han") + ": model file is corrupted (model.linear_weight is \"auto\")"));
 }
+
+TEST_CASE("a run folder from before the member was the default resumes without one, as it would have finished",
+          "[cli][linear_member][resume]") {
+  const TempDir dir;
+  // The member off is written as han wrote every config before it was the default: no key.
+  const std::string more = " --set model.linear_member=false --set trainer.epochs=20 --set trainer.patience=0";
+  const RunResult whole = run(han_cmd(train_args(dir, dir.file("whole"), more) + " --quiet"));
+  INFO(whole.err);
+  REQUIRE(whole.exit_code == 0);
+  const RunResult stopped = run_and_signal(train_args(dir, dir.file("cut"), more), "epoch 1/", "TERM", dir.file("err"));
+  INFO(stopped.err);
+  REQUIRE(stopped.exit_code == 143);
+  CHECK_FALSE(json::parse(slurp(dir.file("cut/config.json")))["model"].contains("linear_member"));
+  CHECK_FALSE(han::load_model_file(dir.file("cut/checkpoint.han")).header["config"]["model"].contains("linear_member"));
+  const RunResult resumed = run(han_cmd("train --resume " + dir.file("cut")));
+  INFO(resumed.err);
+  REQUIRE(resumed.exit_code == 0);
+  CHECK_THAT(resumed.err, Catch::Contains("epoch 20/20"));  // the log is on: no member line in it
+  CHECK_THAT(resumed.err, !Catch::Contains("linear member"));
+  CHECK(han::load_classifier(dir.file("cut/model.han")).linear_member() == nullptr);
+  CHECK(slurp(dir.file("cut/model.han")) == slurp(dir.file("whole/model.han")));
+}

@@ -128,6 +128,28 @@ TEST_CASE("ablate refuses a folder holding a training run or another config's ab
   CHECK_FALSE(fs::exists(out + "/runs/renorm-bucket-seed2.json"));  // the old config's runs are gone
 }
 
+TEST_CASE("ablate on a folder from before the linear member was the default says how to continue it",
+          "[cli][runs][ablate][linear_member]") {
+  const TempDir dir;
+  const std::string data = head_of_data(dir, "data/train.jsonl", 200, "small.jsonl");
+  const std::string out = dir.file("ablate");
+  const std::string args = "ablate --config " + source_path("configs/quickstart.json") + " --set data.train=" + data +
+                           " --set data.test= --set trainer.epochs=1 --batching bucket --masks renorm --seeds 1" +
+                           kTinyModel + " --output " + out;
+  // The member off: stored as every ablation was before, without the key.
+  const std::string off = " --set model.linear_member=false";
+  const RunResult before = run(han_cmd(args + off));
+  INFO(before.err);
+  REQUIRE(before.exit_code == 0);
+  check_refused(run(han_cmd(args)), "han: error: " + out + " holds an ablation trained without the linear member (" +
+                                        out + "/runs/renorm-bucket-seed1.json), which is on by default since: add "
+                                        "--set model.linear_member=false to continue it, or pass --overwrite to replace it");
+  const RunResult continued = run(han_cmd(args + off));
+  INFO(continued.err);
+  REQUIRE(continued.exit_code == 0);
+  CHECK(continued.err.find("re-using " + out + "/runs/renorm-bucket-seed1.json") != std::string::npos);
+}
+
 TEST_CASE("Ctrl-C while train reads its data: exit 130, nothing written, an old run left as it was",
           "[cli][runs][signals]") {
   const TempDir dir;

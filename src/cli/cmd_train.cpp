@@ -65,12 +65,14 @@ std::string key_origin(const TrainArgs& a, const std::vector<std::string>& overr
   return a.config;
 }
 
-// A resumed run from a model checks that model against its config.json again.
+// A resumed run from a model checks that model against its config.json again. That config
+// is the child's as it was merged, every key given: written the short way (config_to_json),
+// a key at its default would be taken for unset and the parent's value put back.
 PreparedRun reopen_run_from(const std::string& folder, std::optional<Classifier>& parent) {
   PreparedRun run = reopen_run(folder);
   parent = load_init_model(run.config);
   if (parent)
-    run.config = inherit_from_parent(run.config, config_to_json(run.config), *parent,
+    run.config = inherit_from_parent(run.config, config_to_full_json(run.config), *parent,
                                      [&](const std::string&) { return run.files.config; });
   return run;
 }

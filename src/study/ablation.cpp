@@ -258,9 +258,23 @@ json ablation_config(const std::string& fingerprint) {
   return j;
 }
 
+// A run file stored for another config; `without_member`: the runs' config is this one
+// but for the linear member, on by default since, which that config (written before) lacks.
+struct ForeignRun {
+  std::string file;  // "" when there is none
+  bool without_member = false;
+};
+
+bool differs_only_by_member(const json& stored, json own) {
+  if (!own.contains("model") || !own["model"].contains("linear_member") || own["model"]["linear_member"] != true)
+    return false;
+  own["model"].erase("linear_member");
+  return stored == own;
+}
+
 // The first run file in runs_dir stored for another config (broken ones do not count:
-// they are trained again), or "".
-std::string foreign_run(const fs::path& runs_dir, const Config& base) {
+// they are trained again).
+ForeignRun foreign_run(const fs::path& runs_dir, const Config& base) {
   const json own = ablation_config(config_to_json(base).dump());
   std::vector<fs::path> files;
   std::error_code ec;
@@ -270,12 +284,12 @@ std::string foreign_run(const fs::path& runs_dir, const Config& base) {
   for (const fs::path& file : files) {
     try {
       const json stored = ablation_config(json::parse(read_file(file.string())).at("fingerprint").get<std::string>());
-      if (!stored.is_null() && stored != own) return file.string();
+      if (!stored.is_null() && stored != own) return {file.string(), differs_only_by_member(stored, own)};
     } catch (const std::exception&) {
       // unreadable: trained again
     }
   }
-  return "";
+  return {};
 }
 
 // --overwrite: what the folder held goes before anything is trained.
@@ -296,9 +310,13 @@ void check_ablation_folder(const Config& base, const AblationOptions& options) {
   const std::string held = run_files_held(dir);
   if (!held.empty())
     throw Error(dir + " holds a training run (" + held + "); pass --overwrite to replace it with this ablation");
-  const std::string foreign = foreign_run(fs::path(dir) / "runs", base);
-  if (!foreign.empty())
-    throw Error(dir + " holds an ablation of another config (" + foreign +
+  const ForeignRun foreign = foreign_run(fs::path(dir) / "runs", base);
+  if (foreign.without_member)
+    throw Error(dir + " holds an ablation trained without the linear member (" + foreign.file +
+                "), which is on by default since: add --set model.linear_member=false to continue it, or pass "
+                "--overwrite to replace it");
+  if (!foreign.file.empty())
+    throw Error(dir + " holds an ablation of another config (" + foreign.file +
                 "); finished runs are re-used only for the same config: pass --overwrite to replace it");
 }
 
