@@ -683,29 +683,42 @@ bool frozen_embeddings(const Config& c) {
   return pretrains_embeddings(c.model) && !c.data.unlabeled.empty();
 }
 
-Config stored_config_from_json(const nlohmann::json& j, const std::string& origin) {
-  Config c = config_from_json(j, origin);
-  // tokenizer.version came with the Unicode tokenizer: without it, the text was tokenized
-  // by the rules before.
-  const auto tokenizer = j.find("tokenizer");
-  if (tokenizer == j.end() || !tokenizer->contains("version")) c.tokenizer.version = 1;
-  // model.linear_member was off by default when such a file was written without it.
-  const auto model = j.find("model");
-  if (model == j.end() || !model->contains("linear_member")) c.model.linear_member = false;
-  return c;
-}
-
 namespace {
 
-// The defaults against which config_to_json leaves keys out: today's, except that
-// model.linear_member is written when on, as it was while off was its default.
+// Keys whose default changed after han had written configs without them, and what such a
+// file meant: read back as written (stored_config_from_json), and written as before.
+struct EarlierDefault {
+  const char* section;
+  const char* key;
+  void (*restore)(Config&);
+};
+constexpr EarlierDefault kEarlierDefaults[] = {
+    // tokenizer.version came with the Unicode tokenizer: without it, the text was tokenized
+    // by the rules before.
+    {"tokenizer", "version", [](Config& c) { c.tokenizer.version = 1; }},
+    // model.linear_member was off by default when such a file was written without it.
+    {"model", "linear_member", [](Config& c) { c.model.linear_member = false; }},
+};
+
+// The defaults against which config_to_json leaves keys out: today's, but each key whose
+// default changed at its earlier default, so that it is written exactly when a file of
+// before would have held it.
 Config written_as_before() {
   Config c;
-  c.model.linear_member = false;
+  for (const EarlierDefault& d : kEarlierDefaults) d.restore(c);
   return c;
 }
 
 }  // namespace
+
+Config stored_config_from_json(const nlohmann::json& j, const std::string& origin) {
+  Config c = config_from_json(j, origin);
+  for (const EarlierDefault& d : kEarlierDefaults) {
+    const auto section = j.find(d.section);
+    if (section == j.end() || !section->contains(d.key)) d.restore(c);
+  }
+  return c;
+}
 
 nlohmann::json config_to_json(const Config& c) {
   json out = config_to_full_json(c);
