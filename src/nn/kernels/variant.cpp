@@ -3,7 +3,7 @@
 // instantiate the same Eigen::... functions, the linker would keep one copy for both, and
 // AVX2 code could end up on the generic path. Renaming Eigen's namespace per variant gives
 // every instantiation here a name no other object file uses; the functions of this file
-// have internal linkage; only kernels_<variant>() is visible. (scripts/check_kernel_symbols.sh
+// have internal linkage; only kernels_<variant>() is visible. (.ci/check_portable.sh
 // checks the object files for any shared symbol.)
 #define HAN_CAT_(a, b) a##b
 #define HAN_CAT(a, b) HAN_CAT_(a, b)

@@ -2,7 +2,7 @@
 # "Does masking help?" on the full shared corpora (needs ../shared/data): han ablate with
 # 3 seeds x {none, renorm, additive} x {bucket, random}, in a smaller setting than the
 # paper's (E=64, H=32, A=64, 3 epochs) so the 54 trainings per corpus fit in minutes.
-# Usage: scripts/ablate_corpora.sh [corpus ...]   (default: 20news imdb spamassassin)
+# Usage: research/ablate_corpora.sh [corpus ...]   (default: 20news imdb spamassassin)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 shared=${HAN_SHARED:-../shared}

@@ -6,7 +6,7 @@
 # measured on runs that took hours to train. The members are the ones the original run
 # trained (by the han of that day): the result is that run's, finished by today's han.
 #
-# Usage: scripts/reassemble.sh RUN_DIR OUT_DIR RESULT_JSON [LOG_TSV NAME CORPUS SEED]
+# Usage: research/reassemble.sh RUN_DIR OUT_DIR RESULT_JSON [LOG_TSV NAME CORPUS SEED]
 #   RUN_DIR      a finished ensemble run (config.json, members/<k>/model.han)
 #   OUT_DIR      where the copy goes (must not exist)
 #   RESULT_JSON  the summary line, with "wall_seconds" (this step's) and "reassembled_from"

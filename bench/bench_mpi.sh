@@ -4,7 +4,7 @@
 # training docs/s, wall seconds, and from rank 0's log the gradient bytes per step, the
 # time per step spent summing them across ranks and waiting for the slower rank.
 # Both runs cut each batch into the same 2 shards and end with the same model.
-# Usage: scripts/bench_mpi.sh [--repeats N] [--config FILE] [--set key=value]...
+# Usage: bench/bench_mpi.sh [--repeats N] [--config FILE] [--set key=value]...
 #   default: configs/paper.json (E=200, H=50, batch 64) on the bundled 4000 reviews, 1 epoch, 5 repeats
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -7,7 +7,7 @@ E=200, H=50, A=100, batch 64, caps 30x50, 2 threads) and predicts data/test.json
 kernels, and the portable build forced to each variant this CPU runs (HAN_CPU). The order
 rotates from round to round; speeds are medians over the rounds, ratios against native.
 
-Usage: scripts/bench_builds.py [--native build] [--portable build-portable] [--reps 3]
+Usage: bench/bench_builds.py [--native build] [--portable build-portable] [--reps 3]
 """
 import argparse
 import json

@@ -4,7 +4,7 @@
 # HAN) on the same splits, then prints one table row per corpus. Test accuracy is always taken at the best DEV
 # epoch (han train picks it); nothing here looks at test to choose anything.
 #
-# Usage: scripts/accuracy.sh [--config FILE] [--seeds N] [--corpora "20news imdb spamassassin"]
+# Usage: research/accuracy.sh [--config FILE] [--seeds N] [--corpora "20news imdb spamassassin"]
 #          [--data DIR] [--out DIR] [--log FILE] [--no-baselines] [--set key=value]...
 #   --config  han config (default configs/best.json)
 #   --seeds   runs seeds 1..N (default 3)

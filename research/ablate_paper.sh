@@ -9,7 +9,7 @@
 #   1. none vs renorm, bucketed batches;  2. and random batches;  3. and additive.
 # A part's table (report.md) is complete for the variants it names.
 #
-# Usage: scripts/ablate_paper.sh [--hours H] [--seeds N] [--parts P] [corpus ...]
+# Usage: research/ablate_paper.sh [--hours H] [--seeds N] [--parts P] [corpus ...]
 #   corpus: spamassassin reuters21578 20news imdb-rating (default: all four, smallest first)
 #   --seeds N: seeds per variant (default 5)
 #   --parts P: run parts 1..P of each corpus (default 3), e.g. 1 for the main comparison only

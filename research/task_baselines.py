@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """TF-IDF baselines for han's multilabel and regression tasks (the figures han is compared with).
 
-Usage: /usr/bin/python3 scripts/task_baselines.py --task multilabel|regression DATA_DIR [--target-key rating]
+Usage: /usr/bin/python3 research/task_baselines.py --task multilabel|regression DATA_DIR [--target-key rating]
 DATA_DIR holds train/dev/test.jsonl. Features: TF-IDF of word uni+bigrams (sublinear tf, min_df 2), tokenised
 as ../shared/bench/sklearn_baseline.py does. multilabel: one-vs-rest logistic regression (liblinear), C picked
 on dev micro-F1; a label is answered at probability >= 0.5, and a document none reaches gets its most probable

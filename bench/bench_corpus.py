@@ -18,8 +18,8 @@ in the order given, and records the whole run's peak RSS (getrusage of the child
 tokens/s over the whole epoch, so a large corpus can be compared with small ones measured
 in the same call (e.g. --epoch-sizes 10000,1000000,10000 to see the load change).
 
-  scripts/bench_corpus.py --sizes 10000,100000,1000000 [--base /path/to/old/han]
-  scripts/bench_corpus.py --sizes "" --epoch-sizes 10000,1000000,10000 --set trainer.threads=1
+  bench/bench_corpus.py --sizes 10000,100000,1000000 [--base /path/to/old/han]
+  bench/bench_corpus.py --sizes "" --epoch-sizes 10000,1000000,10000 --set trainer.threads=1
 """
 import argparse
 import json

@@ -5,7 +5,7 @@
 # attention weight must match the native build's to 1e-5. First it checks that the portable
 # build's kernel variants share no symbol: each object must keep its own Eigen code, or the
 # linker could put one variant's instructions on another's path.
-# Usage: scripts/check_portable.sh [NATIVE_BUILD_DIR] [PORTABLE_BUILD_DIR]   (build, build-portable)
+# Usage: .ci/check_portable.sh [NATIVE_BUILD_DIR] [PORTABLE_BUILD_DIR]   (build, build-portable)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 native=${1:-build}
