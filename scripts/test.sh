@@ -3,5 +3,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
-scripts/build.sh
+scripts/build.sh -DHAN_TESTS=ON
 ctest --test-dir "${HAN_BUILD_DIR:-build}" --output-on-failure -j "$(nproc)"

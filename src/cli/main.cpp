@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "commands.h"
+#include "config_help.h"
 #include "ranks.h"
 #include "self_docs.h"
 #include "han/core/config.h"
@@ -57,6 +58,7 @@ std::optional<int> answer_verb(const CLI::App& app, int argc, char** argv) {
       std::fputs(app.help().c_str(), stdout);
       return 0;
     }
+    if (const std::optional<int> status = han::cli::answer_help_config({argv + 2, argv + argc})) return status;
     verb = argv[2];
   }
   if (const CLI::App* sub = find_verb(app, verb)) {
@@ -150,7 +152,8 @@ int main(int raw_argc, char** raw_argv) {
   han::cli::add_embed_command(app);
   han::cli::add_prepare_command(app);
   // Set after the verbs, which would otherwise inherit it.
-  app.footer("Also: han --man (the manual page), han --completion bash|zsh (shell completion).");
+  app.footer("Also: han help config [KEY] (the configuration keys), han --man (the manual page),\n"
+             "han --completion bash|zsh (shell completion).");
   if (const std::optional<int> status = han::cli::answer_self_docs(app, argc, argv)) return *status;
   if (const std::optional<int> status = answer_verb(app, argc, argv)) return *status;
   try {

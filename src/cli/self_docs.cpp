@@ -4,6 +4,7 @@
 #include <set>
 #include <sstream>
 
+#include "config_help.h"
 #include "han/nn/kernels.h"
 #include "han_build_info.h"
 
@@ -53,17 +54,22 @@ std::string version_line(bool with_kernels_in_use) {
 std::string man_page(const CLI::App& app) {
   std::string out = ".TH HAN 1 \"\" \"han " HAN_VERSION "\" \"User Commands\"\n";
   out += ".SH NAME\nhan \\- " + roff_line(app.get_description().substr(app.get_description().find(':') + 2)) + "\n";
-  out += ".SH SYNOPSIS\n.B han\n\\fIVERB\\fR [\\fIOPTIONS\\fR]\n.br\n.B han help\n\\fIVERB\\fR\n";
+  out += ".SH SYNOPSIS\n.B han\n\\fIVERB\\fR [\\fIOPTIONS\\fR]\n.br\n.B han help\n\\fIVERB\\fR\n.br\n"
+         ".B han help config\n[\\fIKEY\\fR|\\fISECTION\\fR]\n";
   out += ".SH DESCRIPTION\n" + roff_line(app.get_description()) + "\n";
   out += ".SH COMMANDS\n";
   for (const CLI::App* verb : app.get_subcommands({})) {
-    out += ".SS han " + verb->get_name() + "\n" + roff_line(verb->get_description()) + "\n";
-    out += ".PP\n.nf\n" + roff_block(verb->help("han")) + ".fi\n";
+    // The verb's --help text opens with its description.
+    out += ".SS han " + verb->get_name() + "\n.nf\n" + roff_block(verb->help("han")) + ".fi\n";
   }
   out += ".SH EXIT STATUS\n0 success; 1 an I/O fault (disk full, unreadable file); 2 bad input or usage;\n"
          "130 or 143 interrupted by SIGINT or SIGTERM (train and ablate say how to resume).\n";
   out += ".SH VERSION\n" + roff_line(version_line(false)) + "\n";
-  out += ".SH SEE ALSO\nThe README.md of the han sources: configuration keys, data formats, recipes.\n";
+  out += ".SH CONFIGURATION\nA config file (han train --config FILE) is a JSON object of sections; "
+         "--set SECTION.KEY=VALUE sets one key. han help config prints these keys, han help config KEY one of them.\n" +
+         config_help_roff();
+  out += ".SH SEE ALSO\nhan help config; han help VERB; the guides installed in /usr/share/doc/han (README.md, "
+         "docs/: data formats, tasks, recipes, performance).\n";
   return out;
 }
 

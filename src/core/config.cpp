@@ -1,5 +1,7 @@
 #include "han/core/config.h"
 
+#include "config_fields.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -24,47 +26,17 @@ namespace {
 
 using nlohmann::json;
 
-// Enum names, for the reference and type errors: "a|b|c".
-template <class E>
-std::string enum_choices() {
-  std::string out;
-  for (const std::string& n : enum_names<E>()) {
-    if (!out.empty()) out += '|';
-    out += n;
-  }
-  return out;
-}
-
-// ---------------------------------------------------------------------------
-// Ranges.
-
-struct IntRange {
-  std::int64_t lo, hi;
-  bool or_auto = false;  // also "auto", held as 0 (kAutoCap, kAutoMinCount)
-};
-
-struct RealRange {
-  double lo, hi;
-  bool lo_open, hi_open;
-  bool or_auto = false;  // also "auto", held as kAutoReal (outside every range)
-};
-
-constexpr std::int64_t kTwoTo53 = std::int64_t{1} << 53;
+using config_table::IntRange;
+using config_table::visit_fields;
+using config_table::visit_sections;
+using config_table::Key;
+using config_table::RealRange;
 
 std::string format_real(double v) { return json(v).dump(); }
 
 std::string describe(const IntRange& r) {
   return std::string(r.or_auto ? "auto|" : "") + std::to_string(r.lo) + ".." + std::to_string(r.hi);
 }
-
-// An integer's JSON form: "auto" for the 0 of an or_auto range.
-template <class Int>
-json integer_json(Int v, const IntRange& r) {
-  return r.or_auto && v == 0 ? json("auto") : json(v);
-}
-
-// A real's JSON form: "auto" for the kAutoReal of an or_auto range.
-json real_json(double v, const RealRange& r) { return r.or_auto && v == kAutoReal ? json("auto") : json(v); }
 
 std::string interval_text(const RealRange& r) {
   return std::string(r.lo_open ? "(" : "[") + format_real(r.lo) + ", " + format_real(r.hi) + (r.hi_open ? ")" : "]");
@@ -79,173 +51,24 @@ bool in_range(double v, const RealRange& r) {
 }
 
 // ---------------------------------------------------------------------------
-// THE FIELD LIST. Every setting of every section appears exactly once below; the
-// visitors further down (parse, serialise, reference, key list, path resolution)
-// are all driven by these functions. A visitor provides:
-//   boolean(name, bool&, desc)
-//   integer(name, Int&, IntRange, desc)          Int = int or std::uint64_t
-//   real(name, double&, RealRange, desc)
-//   path(name, std::string&, desc)               a file path string ("" = none)
-//   optional_path(name, std::string&, desc)      null or a path string (null <-> "")
-//   enumeration(name, E&, desc)
-//   text(name, std::string&, desc)               a non-empty string that is not a path
-//   weights(name, ClassWeights&, desc)           "none", "balanced" or {label: weight}
-
-template <class V>
-void visit_fields(DataConfig& c, V& v) {
-  v.path("train", c.train, "training data (required by han train)");
-  v.path("dev", c.dev, "dev data for best-epoch selection and early stopping; \"\" = none");
-  v.path("test", c.test, "test data evaluated after training; \"\" = none");
-  v.enumeration("format", c.format, "input format of the data files");
-  v.path("unlabeled", c.unlabeled, "unlabelled text, one document per line, for skip-gram vectors; \"\" = none");
-  v.text("label_separator", c.label_separator, "tsv, model.task multilabel: separates the labels of the label field");
-  v.text("target_key", c.target_key, "jsonl, model.task regression: the key holding the number to predict");
-  v.path("cache", c.cache,
-         "token cache file: the tokenized splits, written once and mapped by later runs on the same data and "
-         "tokenizer settings (see han prepare); \"\" = none");
-}
-
-template <class V>
-void visit_fields(TokenizerConfig& c, V& v) {
-  v.boolean("lowercase", c.lowercase, "lowercase text before building the vocabulary");
-  v.integer("max_sentences", c.max_sentences, IntRange{1, 100000, true},
-            "sentences kept per document; auto: chosen to keep ~95% of the training tokens");
-  v.integer("max_words", c.max_words, IntRange{1, 100000, true},
-            "words kept per sentence; auto: chosen to keep ~95% of the training tokens");
-  v.integer("min_count", c.min_count, IntRange{1, 1000000000, true},
-            "a word enters the vocabulary if seen at least this often in train; auto: 6, or down to 2 when the "
-            "words seen at least 6 times hold under 95% of the training tokens (short texts)");
-  v.integer("max_vocab", c.max_vocab, IntRange{3, 10000000},
-            "largest vocabulary, PAD and UNK included");
-  v.integer("version", c.version, IntRange{1, kTokenizerVersion},
-            "tokenizer rules: 2 = Unicode; 1 = before Unicode support (older models)");
-}
-
-template <class V>
-void visit_fields(ModelConfig& c, V& v) {
-  v.integer("embedding_dim", c.embedding_dim, IntRange{1, 4096}, "word embedding size E");
-  v.integer("word_hidden", c.word_hidden, IntRange{1, 4096}, "word GRU hidden size H per direction");
-  v.integer("sentence_hidden", c.sentence_hidden, IntRange{1, 4096},
-            "sentence GRU hidden size H per direction");
-  v.integer("attention_dim", c.attention_dim, IntRange{1, 4096}, "attention projection size A");
-  v.enumeration("mask", c.mask, "treatment of padded positions in attention");
-  v.enumeration("pooling", c.pooling, "how word and sentence states are pooled");
-  v.enumeration("bag", c.bag,
-                "words: add a linear term over each document's bag of words (sublinear tf, L2-normalised) to the logits");
-  v.boolean("linear_member", c.linear_member,
-            "also train a TF-IDF linear model over each document's bag of words and average its answers in as one "
-            "more ensemble member");
-  v.real("linear_weight", c.linear_weight, RealRange{0.0, 1.0, false, false, true},
-         "the linear member's share of the ensemble's average (the HAN members share the rest); auto: the share "
-         "with the lowest dev loss, or an equal share without a dev set");
-  v.real("dropout", c.dropout, RealRange{0.0, 1.0, false, true}, "dropout on the document vector");
-  v.real("sentence_dropout", c.sentence_dropout, RealRange{0.0, 1.0, false, true},
-         "dropout on sentence vectors, between the word and sentence levels");
-  v.real("embedding_dropout", c.embedding_dropout, RealRange{0.0, 1.0, false, true}, "dropout on word embedding values");
-  v.real("word_dropout", c.word_dropout, RealRange{0.0, 1.0, false, true},
-         "probability that a training word reads as <unk>");
-  v.optional_path(
-      "embeddings", c.embeddings,
-      "word vectors (word2vec text or binary, GloVe; gzip ok), or \"pretrain\" (skip-gram on the text first); null = random init");
-  v.enumeration("freeze_embeddings", c.freeze_embeddings,
-                "keep the embedding table fixed in training; auto: when pretraining read data.unlabeled");
-  v.enumeration("task", c.task, "single: one label per document; multilabel: a label set; regression: a number");
-}
-
-template <class V>
-void visit_fields(BatchingConfig& c, V& v) {
-  v.enumeration("strategy", c.strategy, "bucket: length-sorted pools; random: plain shuffle");
-  v.integer("batch_size", c.batch_size, IntRange{1, 100000}, "documents per batch");
-  v.integer("maxi_batch", c.maxi_batch, IntRange{1, 100000},
-            "bucket: batches per length-sorted pool");
-}
-
-template <class V>
-void visit_fields(OptimizerConfig& c, V& v) {
-  v.enumeration("name", c.name, "optimizer");
-  v.real("lr", c.lr, RealRange{0.0, 10.0, true, false}, "learning rate");
-  v.real("momentum", c.momentum, RealRange{0.0, 1.0, false, true}, "sgd momentum");
-  v.real("beta1", c.beta1, RealRange{0.0, 1.0, false, true}, "adam first-moment decay");
-  v.real("beta2", c.beta2, RealRange{0.0, 1.0, false, true}, "adam second-moment decay");
-  v.real("eps", c.eps, RealRange{0.0, 1.0, true, false}, "adam denominator epsilon");
-  v.real("weight_decay", c.weight_decay, RealRange{0.0, 1.0, false, false},
-         "weight decay: L2 on the gradient (adam, sgd); adamw: decoupled, biases exempt");
-  v.real("clip_norm", c.clip_norm, RealRange{0.0, 1e6, false, false},
-         "global gradient-norm clipping; 0 = off");
-  v.enumeration("schedule", c.schedule, "learning-rate schedule over training (after warm-up)");
-  v.real("warmup", c.warmup, RealRange{0.0, 0.5, false, false},
-         "fraction of training steps over which lr rises linearly from 0");
-  v.real("embedding_lr_scale", c.embedding_lr_scale, RealRange{0.0, 10.0, false, false},
-         "the embedding table's learning rate as a multiple of lr (schedule included); 0 = kept fixed");
-  v.real("bag_lr_scale", c.bag_lr_scale, RealRange{0.0, 1000.0, true, false},
-         "the learning rate of model.bag's weights and of the linear member's, as a multiple of lr (schedule "
-         "included): a linear model on sparse features learns at a higher rate than the network");
-}
-
-template <class V>
-void visit_fields(TrainerConfig& c, V& v) {
-  v.integer("epochs", c.epochs, IntRange{1, 100000}, "training epochs");
-  v.integer("patience", c.patience, IntRange{0, 100000},
-            "epochs without dev improvement before stopping; 0 = never stop early");
-  v.enumeration("select", c.select,
-                "dev score that picks the best epoch and drives early stopping; "
-                "auto: accuracy, micro_f1 or rmse by task");
-  v.integer("seed", c.seed, IntRange{0, kTwoTo53},
-            "seed for initialisation, shuffling, dropout and skip-gram");
-  v.integer("ensemble", c.ensemble, IntRange{1, 100},
-            "models trained with seeds seed, seed+1, ...; their probabilities are averaged (han train --seeds)");
-  v.integer("threads", c.threads, IntRange{0, 1024}, "worker threads (training and skip-gram); 0 = all cores");
-  v.path("init", c.init, "a trained model to start from (han train --init); \"\" = none");
-  v.boolean("extend_vocab", c.extend_vocab,
-            "with trainer.init: add the training words the model lacks (min_count), with fresh embeddings");
-  v.boolean("calibrate", c.calibrate,
-            "after training, fit a temperature (and multilabel thresholds) on dev; needs data.dev");
-}
-
-template <class V>
-void visit_fields(EmbedConfig& c, V& v) {
-  v.integer("window", c.window, IntRange{1, 1000}, "skip-gram: context words on each side, at most");
-  v.integer("negative", c.negative, IntRange{1, 1000}, "skip-gram: noise words per (word, context) pair");
-  v.integer("epochs", c.epochs, IntRange{1, 100000}, "skip-gram: passes over the text");
-  v.integer("min_count", c.min_count, IntRange{1, 1000000000}, "skip-gram: words seen fewer times are dropped");
-  v.real("sample", c.sample, RealRange{0.0, 1.0, false, false},
-         "skip-gram: frequent-word subsampling threshold; 0 = off");
-  v.real("lr", c.lr, RealRange{0.0, 10.0, true, false}, "skip-gram: learning rate, decayed linearly to lr * 1e-4");
-}
-
-template <class V>
-void visit_fields(LossConfig& c, V& v) {
-  v.weights("class_weights", c.class_weights,
-            "model.task single: weight of each class's documents in the loss; balanced = n / (classes x count)");
-  v.enumeration("regression", c.regression, "model.task regression: squared error or Huber loss");
-  v.real("huber_delta", c.huber_delta, RealRange{0.0, 1e6, true, false},
-         "huber: errors up to this many target standard deviations count squared");
-}
-
-// The sections, in file order. A visitor provides section(name, Section&).
-template <class V>
-void visit_sections(Config& c, V& v) {
-  v.section("data", c.data);
-  v.section("tokenizer", c.tokenizer);
-  v.section("model", c.model);
-  v.section("batching", c.batching);
-  v.section("optimizer", c.optimizer);
-  v.section("trainer", c.trainer);
-  v.section("embed", c.embed);
-  v.section("loss", c.loss);
-}
-
-// ---------------------------------------------------------------------------
-// Key list: every "section.key" with its kind, for overrides and suggestions.
+// Key list: every key with its kind (for overrides and suggestions) and its reference row.
 
 enum class Kind { boolean, integer, real, path, optional_path, enumeration, text, weights };
 
-struct KeyInfo {
-  std::string section;
-  std::string key;
+struct KeyInfo : ConfigKey {
   Kind kind;
-  std::string path() const { return section + "." + key; }
 };
+
+// Enum names, for the reference and type errors: "a|b|c".
+template <class E>
+std::string enum_choices() {
+  std::string out;
+  for (const std::string& n : enum_names<E>()) {
+    if (!out.empty()) out += '|';
+    out += n;
+  }
+  return out;
+}
 
 struct KeyLister {
   std::vector<KeyInfo> keys;
@@ -258,28 +81,62 @@ struct KeyLister {
     sections.push_back(name);
     visit_fields(s, *this);
   }
-  void add(const char* name, Kind k) { keys.push_back({current, name, k}); }
-  void boolean(const char* n, bool&, const char*) { add(n, Kind::boolean); }
+  void add(const Key& k, Kind kind, const char* type, const json& def, std::string allowed) {
+    KeyInfo info;
+    info.section = current;
+    info.name = k.name;
+    info.type = type;
+    info.default_value = def.dump();
+    info.allowed = std::move(allowed);
+    info.meaning = k.meaning;
+    info.absent_means = k.stored.absent_means ? k.stored.absent_means : "";
+    info.always_written = k.stored.always_written;
+    info.kind = kind;
+    keys.push_back(std::move(info));
+  }
+  void boolean(const Key& k, bool&, bool def) { add(k, Kind::boolean, "boolean", def, "true|false"); }
   template <class Int>
-  void integer(const char* n, Int&, IntRange, const char*) { add(n, Kind::integer); }
-  void real(const char* n, double&, RealRange, const char*) { add(n, Kind::real); }
-  void path(const char* n, std::string&, const char*) { add(n, Kind::path); }
-  void optional_path(const char* n, std::string&, const char*) { add(n, Kind::optional_path); }
+  void integer(const Key& k, Int&, Int def, IntRange r) {
+    add(k, Kind::integer, "integer", config_table::integer_json(def, r), describe(r));
+  }
+  void real(const Key& k, double&, double def, RealRange r) {
+    add(k, Kind::real, "real", config_table::real_json(def, r), describe(r));
+  }
+  void path(const Key& k, std::string&) { add(k, Kind::path, "path", "", "path, \"\" = none"); }
+  void optional_path(const Key& k, std::string&) { add(k, Kind::optional_path, "path or null", nullptr, "null|path"); }
   template <class E>
-  void enumeration(const char* n, E&, const char*) { add(n, Kind::enumeration); }
-  void text(const char* n, std::string&, const char*) { add(n, Kind::text); }
-  void weights(const char* n, ClassWeights&, const char*) { add(n, Kind::weights); }
+  void enumeration(const Key& k, E&, E def) {
+    add(k, Kind::enumeration, "choice", config_table::enum_json(def), enum_choices<E>());
+  }
+  void text(const Key& k, std::string&, const char* def) { add(k, Kind::text, "string", def, "non-empty string"); }
+  void weights(const Key& k, ClassWeights&) {
+    add(k, Kind::weights, "weights", config_table::class_weights_json({}), "none|balanced|{label: weight}");
+  }
 };
 
 const KeyLister& key_list() {
   static const KeyLister lister = [] {
     KeyLister l;
     Config c;
-    visit_sections(c, l);
+    config_table::visit_sections(c, l);
     return l;
   }();
   return lister;
 }
+
+// Sets every field to its default: the section structs' constructors.
+struct DefaultSetter {
+  void boolean(const Key&, bool& v, bool def) { v = def; }
+  template <class Int>
+  void integer(const Key&, Int& v, Int def, IntRange) { v = def; }
+  void real(const Key&, double& v, double def, RealRange) { v = def; }
+  void path(const Key&, std::string& v) { v.clear(); }
+  void optional_path(const Key&, std::string& v) { v.clear(); }
+  template <class E>
+  void enumeration(const Key&, E& v, E def) { v = def; }
+  void text(const Key&, std::string& v, const char* def) { v = def; }
+  void weights(const Key&, ClassWeights& v) { v = ClassWeights{}; }
+};
 
 // Message for an unknown key; `section` is "" for the top level.
 std::string unknown_key_message(const std::string& prefix, const std::string& section,
@@ -289,15 +146,15 @@ std::string unknown_key_message(const std::string& prefix, const std::string& se
   if (section.empty()) {
     for (const auto& s : kl.sections) cands.emplace_back(s, s);
     // A setting placed at the top level by mistake: suggest its full path.
-    for (const auto& k : kl.keys) cands.emplace_back(k.key, k.path());
+    for (const auto& k : kl.keys) cands.emplace_back(k.name, k.path());
   } else {
     // Keys of the same section first, then the same name in another section
     // ("model.lr" -> "optimizer.lr").
     for (const auto& k : kl.keys) {
-      if (k.section == section) cands.emplace_back(k.key, k.path());
+      if (k.section == section) cands.emplace_back(k.name, k.path());
     }
     for (const auto& k : kl.keys) {
-      if (k.section != section) cands.emplace_back(k.key, k.path());
+      if (k.section != section) cands.emplace_back(k.name, k.path());
     }
   }
   const std::string full = section.empty() ? key : section + "." + key;
@@ -306,7 +163,7 @@ std::string unknown_key_message(const std::string& prefix, const std::string& se
 
 const KeyInfo* find_key(const std::string& section, const std::string& key) {
   for (const auto& k : key_list().keys) {
-    if (k.section == section && k.key == key) return &k;
+    if (k.section == section && k.name == key) return &k;
   }
   return nullptr;
 }
@@ -344,7 +201,8 @@ struct Parser {
     throw Error(where(name) + ": expected " + expected + ", got " + json_excerpt(v));
   }
 
-  void boolean(const char* name, bool& out, const char*) {
+  void boolean(const Key& k, bool& out, bool) {
+    const char* name = k.name;
     const json* v = get(name);
     if (!v) return;
     if (!v->is_boolean()) type_error(name, "true or false", *v);
@@ -352,7 +210,8 @@ struct Parser {
   }
 
   template <class Int>
-  void integer(const char* name, Int& out, IntRange r, const char*) {
+  void integer(const Key& k, Int& out, Int, IntRange r) {
+    const char* name = k.name;
     const json* v = get(name);
     if (!v) return;
     if (r.or_auto && v->is_string() && v->get<std::string>() == "auto") {
@@ -376,7 +235,8 @@ struct Parser {
     out = static_cast<Int>(v->get<std::int64_t>());
   }
 
-  void real(const char* name, double& out, RealRange r, const char*) {
+  void real(const Key& k, double& out, double, RealRange r) {
+    const char* name = k.name;
     const json* v = get(name);
     if (!v) return;
     if (r.or_auto && v->is_string() && v->get<std::string>() == "auto") {
@@ -392,7 +252,8 @@ struct Parser {
     out = d;
   }
 
-  void path(const char* name, std::string& out, const char*) {
+  void path(const Key& k, std::string& out) {
+    const char* name = k.name;
     const json* v = get(name);
     if (!v) return;
     if (!v->is_string()) type_error(name, "a string", *v);
@@ -400,7 +261,8 @@ struct Parser {
     require_utf8_path(where(name), out);
   }
 
-  void optional_path(const char* name, std::string& out, const char*) {
+  void optional_path(const Key& k, std::string& out) {
+    const char* name = k.name;
     const json* v = get(name);
     if (!v) return;
     if (v->is_null()) {
@@ -413,7 +275,8 @@ struct Parser {
   }
 
   template <class E>
-  void enumeration(const char* name, E& out, const char*) {
+  void enumeration(const Key& k, E& out, E) {
+    const char* name = k.name;
     const json* v = get(name);
     if (!v) return;
     if constexpr (std::is_same_v<E, Switch>) {
@@ -428,7 +291,8 @@ struct Parser {
     out = parse_enum<E>(v->get<std::string>(), where(name));
   }
 
-  void text(const char* name, std::string& out, const char*) {
+  void text(const Key& k, std::string& out, const char*) {
+    const char* name = k.name;
     const json* v = get(name);
     if (!v) return;
     if (!v->is_string() || v->get<std::string>().empty()) type_error(name, "a non-empty string", *v);
@@ -440,7 +304,8 @@ struct Parser {
     out = t;
   }
 
-  void weights(const char* name, ClassWeights& out, const char*) {
+  void weights(const Key& k, ClassWeights& out) {
+    const char* name = k.name;
     const json* v = get(name);
     if (!v) return;
     if (v->is_string() && (*v == "none" || *v == "balanced")) {
@@ -486,13 +351,6 @@ struct SectionParser {
 // ---------------------------------------------------------------------------
 // Serialisation.
 
-json class_weights_json(const ClassWeights& w) {
-  if (w.mode != ClassWeights::Mode::given) return w.mode == ClassWeights::Mode::none ? "none" : "balanced";
-  json out = json::object();
-  for (const auto& [label, weight] : w.given) out[label] = weight;
-  return out;
-}
-
 struct Writer {
   json* out = nullptr;
 
@@ -504,68 +362,16 @@ struct Writer {
     visit_fields(s, w);
     (*out)[name] = std::move(sec);
   }
-  void boolean(const char* n, bool& v, const char*) { (*out)[n] = v; }
+  void boolean(const Key& k, bool& v, bool) { (*out)[k.name] = v; }
   template <class Int>
-  void integer(const char* n, Int& v, IntRange r, const char*) { (*out)[n] = integer_json(v, r); }
-  void real(const char* n, double& v, RealRange r, const char*) { (*out)[n] = real_json(v, r); }
-  void path(const char* n, std::string& v, const char*) { (*out)[n] = v; }
-  void optional_path(const char* n, std::string& v, const char*) {
-    (*out)[n] = v.empty() ? json(nullptr) : json(v);
-  }
+  void integer(const Key& k, Int& v, Int, IntRange r) { (*out)[k.name] = config_table::integer_json(v, r); }
+  void real(const Key& k, double& v, double, RealRange r) { (*out)[k.name] = config_table::real_json(v, r); }
+  void path(const Key& k, std::string& v) { (*out)[k.name] = v; }
+  void optional_path(const Key& k, std::string& v) { (*out)[k.name] = config_table::optional_path_json(v); }
   template <class E>
-  void enumeration(const char* n, E& v, const char*) {
-    if constexpr (std::is_same_v<E, Switch>) {
-      if (v != Switch::auto_) {
-        (*out)[n] = v == Switch::on;
-        return;
-      }
-    }
-    (*out)[n] = to_string(v);
-  }
-  void text(const char* n, std::string& v, const char*) { (*out)[n] = v; }
-  void weights(const char* n, ClassWeights& v, const char*) { (*out)[n] = class_weights_json(v); }
-};
-
-// ---------------------------------------------------------------------------
-// Reference rows: path, default, allowed, description.
-
-struct Referencer {
-  struct Row {
-    std::string path, def, allowed, desc;
-  };
-  std::vector<Row> rows;
-  std::string current;
-
-  template <class S>
-  void section(const char* name, S& s) {
-    current = name;
-    visit_fields(s, *this);
-  }
-  void add(const char* n, std::string def, std::string allowed, const char* desc) {
-    rows.push_back({current + "." + n, std::move(def), std::move(allowed), desc});
-  }
-  void boolean(const char* n, bool& v, const char* d) { add(n, v ? "true" : "false", "true|false", d); }
-  template <class Int>
-  void integer(const char* n, Int& v, IntRange r, const char* d) {
-    add(n, integer_json(v, r).dump(), describe(r), d);
-  }
-  void real(const char* n, double& v, RealRange r, const char* d) {
-    add(n, real_json(v, r).dump(), describe(r), d);
-  }
-  void path(const char* n, std::string& v, const char* d) {
-    add(n, json(v).dump(), "path", d);
-  }
-  void optional_path(const char* n, std::string& v, const char* d) {
-    add(n, v.empty() ? "null" : json(v).dump(), "null|path", d);
-  }
-  template <class E>
-  void enumeration(const char* n, E& v, const char* d) {
-    add(n, to_string(v), enum_choices<E>(), d);
-  }
-  void text(const char* n, std::string& v, const char* d) { add(n, json(v).dump(), "string", d); }
-  void weights(const char* n, ClassWeights& v, const char* d) {
-    add(n, class_weights_json(v).dump(), "none|balanced|{label: weight}", d);
-  }
+  void enumeration(const Key& k, E& v, E) { (*out)[k.name] = config_table::enum_json(v); }
+  void text(const Key& k, std::string& v, const char*) { (*out)[k.name] = v; }
+  void weights(const Key& k, ClassWeights& v) { (*out)[k.name] = config_table::class_weights_json(v); }
 };
 
 // ---------------------------------------------------------------------------
@@ -584,18 +390,18 @@ struct PathResolver {
     if (fp.is_absolute()) return;
     p = (base / fp).lexically_normal().string();
   }
-  void boolean(const char*, bool&, const char*) {}
+  void boolean(const Key&, bool&, bool) {}
   template <class Int>
-  void integer(const char*, Int&, IntRange, const char*) {}
-  void real(const char*, double&, RealRange, const char*) {}
-  void path(const char*, std::string& v, const char*) { resolve(v); }
-  void optional_path(const char*, std::string& v, const char*) {
+  void integer(const Key&, Int&, Int, IntRange) {}
+  void real(const Key&, double&, double, RealRange) {}
+  void path(const Key&, std::string& v) { resolve(v); }
+  void optional_path(const Key&, std::string& v) {
     if (v != kPretrainEmbeddings) resolve(v);
   }
   template <class E>
-  void enumeration(const char*, E&, const char*) {}
-  void text(const char*, std::string&, const char*) {}
-  void weights(const char*, ClassWeights&, const char*) {}
+  void enumeration(const Key&, E&, E) {}
+  void text(const Key&, std::string&, const char*) {}
+  void weights(const Key&, ClassWeights&) {}
 };
 
 // Every path of a config, checked once it is final (joined to a folder that may not be
@@ -609,16 +415,16 @@ struct PathChecker {
     section_name = name;
     visit_fields(s, *this);
   }
-  void boolean(const char*, bool&, const char*) {}
+  void boolean(const Key&, bool&, bool) {}
   template <class Int>
-  void integer(const char*, Int&, IntRange, const char*) {}
-  void real(const char*, double&, RealRange, const char*) {}
-  void path(const char* n, std::string& v, const char*) { require_utf8_path(prefix + section_name + "." + n, v); }
-  void optional_path(const char* n, std::string& v, const char* d) { path(n, v, d); }
+  void integer(const Key&, Int&, Int, IntRange) {}
+  void real(const Key&, double&, double, RealRange) {}
+  void path(const Key& k, std::string& v) { require_utf8_path(prefix + section_name + "." + k.name, v); }
+  void optional_path(const Key& k, std::string& v) { path(k, v); }
   template <class E>
-  void enumeration(const char*, E&, const char*) {}
-  void text(const char*, std::string&, const char*) {}
-  void weights(const char*, ClassWeights&, const char*) {}
+  void enumeration(const Key&, E&, E) {}
+  void text(const Key&, std::string&, const char*) {}
+  void weights(const Key&, ClassWeights&) {}
 };
 
 // Line and column (1-based) of the character at byte offset `pos` (0-based).
@@ -683,59 +489,27 @@ bool frozen_embeddings(const Config& c) {
   return pretrains_embeddings(c.model) && !c.data.unlabeled.empty();
 }
 
-namespace {
-
-// Keys whose default changed after han had written configs without them, and what such a
-// file meant: read back as written (stored_config_from_json), and written as before.
-struct EarlierDefault {
-  const char* section;
-  const char* key;
-  void (*restore)(Config&);
-};
-constexpr EarlierDefault kEarlierDefaults[] = {
-    // tokenizer.version came with the Unicode tokenizer: without it, the text was tokenized
-    // by the rules before.
-    {"tokenizer", "version", [](Config& c) { c.tokenizer.version = 1; }},
-    // model.linear_member was off by default when such a file was written without it.
-    {"model", "linear_member", [](Config& c) { c.model.linear_member = false; }},
-};
-
-// The defaults against which config_to_json leaves keys out: today's, but each key whose
-// default changed at its earlier default, so that it is written exactly when a file of
-// before would have held it.
-Config written_as_before() {
-  Config c;
-  for (const EarlierDefault& d : kEarlierDefaults) d.restore(c);
-  return c;
-}
-
-}  // namespace
-
 Config stored_config_from_json(const nlohmann::json& j, const std::string& origin) {
-  Config c = config_from_json(j, origin);
-  for (const EarlierDefault& d : kEarlierDefaults) {
-    const auto section = j.find(d.section);
-    if (section == j.end() || !section->contains(d.key)) d.restore(c);
+  if (!j.is_object()) return config_from_json(j, origin);
+  json as_meant = j;
+  for (const ConfigKey& k : config_keys()) {
+    if (k.absent_means.empty()) continue;
+    json& section = as_meant[k.section];
+    if (section.is_null()) section = json::object();
+    if (section.is_object() && !section.contains(k.name)) section[k.name] = json::parse(k.absent_means);
   }
-  return c;
+  return config_from_json(as_meant, origin);
 }
 
 nlohmann::json config_to_json(const Config& c) {
   json out = config_to_full_json(c);
-  // Settings added after han 0.1.0 are left out while they hold their defaults, so a config
-  // that does not use them is written as before: model headers, checkpoints and the
-  // fingerprints of stored ablation runs stay the same (reading fills in the defaults).
+  static const json defaults = config_to_full_json(Config{});
+  for (const ConfigKey& k : config_keys()) {
+    if (k.always_written) continue;
+    const json& as_before = k.absent_means.empty() ? defaults[k.section][k.name] : json::parse(k.absent_means);
+    if (out[k.section][k.name] == as_before) out[k.section].erase(k.name);
+  }
   // A run that pretrains records its embed settings.
-  static const json defaults = config_to_full_json(written_as_before());
-  static const std::pair<const char*, const char*> later_keys[] = {
-      {"data", "unlabeled"},         {"model", "sentence_dropout"}, {"model", "embedding_dropout"},
-      {"model", "word_dropout"},     {"optimizer", "warmup"},       {"trainer", "select"},
-      {"trainer", "ensemble"},       {"model", "task"},             {"data", "label_separator"},   {"data", "target_key"},
-      {"trainer", "init"},           {"trainer", "extend_vocab"},   {"data", "cache"},
-      {"trainer", "calibrate"},      {"optimizer", "embedding_lr_scale"}, {"model", "bag"},
-      {"optimizer", "bag_lr_scale"}, {"model", "linear_member"}, {"model", "linear_weight"}};
-  for (const auto& [section, key] : later_keys)
-    if (out[section][key] == defaults[section][key]) out[section].erase(key);
   if (out["embed"] == defaults["embed"] && !pretrains_embeddings(c.model)) out.erase("embed");
   if (out["loss"] == defaults["loss"]) out.erase("loss");
   return out;
@@ -776,7 +550,7 @@ json override_value(const KeyInfo& info, const std::string& override_text, const
   if (is_path && value.is_string() && !value.get<std::string>().empty() && !is_stdin_name(value.get<std::string>()) &&
       !std::filesystem::path(value.get<std::string>()).is_absolute())
     value = std::filesystem::absolute(value.get<std::string>()).lexically_normal().string();
-  sections_from_json(json{{info.section, {{info.key, value}}}}, shown_override(override_text));
+  sections_from_json(json{{info.section, {{info.name, value}}}}, shown_override(override_text));
   return value;
 }
 
@@ -798,7 +572,7 @@ void apply_overrides(nlohmann::json& j, const std::vector<std::string>& override
     json& sec = j[info->section];
     if (sec.is_null()) sec = json::object();
     if (!sec.is_object()) continue;
-    sec[info->key] = std::move(value);
+    sec[info->name] = std::move(value);
   }
 }
 
@@ -865,29 +639,30 @@ void require_utf8_paths(const Config& c, const std::string& origin) {
   visit_sections(copy, checker);
 }
 
+const std::vector<ConfigKey>& config_keys() {
+  static const std::vector<ConfigKey> keys(key_list().keys.begin(), key_list().keys.end());
+  return keys;
+}
+
 std::vector<std::string> config_key_paths() {
   std::vector<std::string> out;
-  for (const KeyInfo& k : key_list().keys) out.push_back(k.path());
+  for (const ConfigKey& k : config_keys()) out.push_back(k.path());
   return out;
 }
 
-std::string config_reference() {
-  Config c;
-  Referencer r;
-  visit_sections(c, r);
-  std::size_t w_path = 0, w_def = 0, w_allowed = 0;
-  for (const auto& row : r.rows) {
-    w_path = std::max(w_path, row.path.size());
-    w_def = std::max(w_def, row.def.size());
-    w_allowed = std::max(w_allowed, row.allowed.size());
+#define HAN_SECTION_DEFAULTS(Section) \
+  Section::Section() {                \
+    DefaultSetter setter;             \
+    visit_fields(*this, setter);      \
   }
-  std::ostringstream out;
-  for (const auto& row : r.rows) {
-    out << row.path << std::string(w_path - row.path.size() + 2, ' ') << row.def
-        << std::string(w_def - row.def.size() + 2, ' ') << row.allowed
-        << std::string(w_allowed - row.allowed.size() + 2, ' ') << row.desc << '\n';
-  }
-  return out.str();
-}
+HAN_SECTION_DEFAULTS(DataConfig)
+HAN_SECTION_DEFAULTS(TokenizerConfig)
+HAN_SECTION_DEFAULTS(ModelConfig)
+HAN_SECTION_DEFAULTS(BatchingConfig)
+HAN_SECTION_DEFAULTS(OptimizerConfig)
+HAN_SECTION_DEFAULTS(TrainerConfig)
+HAN_SECTION_DEFAULTS(EmbedConfig)
+HAN_SECTION_DEFAULTS(LossConfig)
+#undef HAN_SECTION_DEFAULTS
 
 }  // namespace han

@@ -1,7 +1,8 @@
 #pragma once
 // The run configuration: eight JSON sections (data, tokenizer, model, batching,
-// optimizer, trainer, embed, loss). Each section's fields are listed once, in a table in config.cpp,
-// which drives parsing, validation, defaults, serialisation and the reference alike.
+// optimizer, trainer, embed, loss). Each key is one row of the table in src/core/config_fields.h,
+// which drives defaults, parsing, validation, serialisation and the reference alike
+// (`han help config` prints it with every default).
 // Unknown keys, wrong types and out-of-range values are han::Error naming the key path.
 #include <cstdint>
 #include <nlohmann/json.hpp>
@@ -13,13 +14,14 @@
 namespace han {
 
 struct DataConfig {
+  DataConfig();  // every key at its default
   std::string train;  // required for training
   std::string dev;    // optional ("" = none): best-epoch selection falls back to train loss
   std::string test;   // optional
-  DataFormat format = DataFormat::jsonl;
+  DataFormat format;
   std::string unlabeled;  // optional: plain text, one document per line, for skip-gram vectors
-  std::string label_separator = ",";  // tsv, model.task multilabel: splits the label field
-  std::string target_key = "target";  // jsonl, model.task regression: the key of the number
+  std::string label_separator;  // tsv, model.task multilabel: splits the label field
+  std::string target_key;  // jsonl, model.task regression: the key of the number
   std::string cache;  // optional token cache file (text/token_cache.h); "" = none
 };
 
@@ -35,84 +37,90 @@ constexpr int kAutoMinCount = 0;
 constexpr double kAutoReal = -1.0;
 
 struct TokenizerConfig {
-  bool lowercase = true;
-  int max_sentences = 30;  // sentences kept per document; kAutoCap: chosen from the training data
-  int max_words = 50;      // words kept per sentence; kAutoCap: chosen from the training data
-  int min_count = kAutoMinCount;  // a word enters the vocabulary if seen >= min_count times; auto: 6 ("more than 5") or less on short texts
-  int max_vocab = 50000;   // including PAD and UNK
-  int version = kTokenizerVersion;
+  TokenizerConfig();  // every key at its default
+  bool lowercase;
+  int max_sentences;  // sentences kept per document; kAutoCap: chosen from the training data
+  int max_words;      // words kept per sentence; kAutoCap: chosen from the training data
+  int min_count;  // a word enters the vocabulary if seen >= min_count times; auto: 6 ("more than 5") or less on short texts
+  int max_vocab;   // including PAD and UNK
+  int version;
 };
 
 struct ModelConfig {
-  int embedding_dim = 200;   // E
-  int word_hidden = 50;      // H per direction, word level
-  int sentence_hidden = 50;  // H per direction, sentence level
-  int attention_dim = 100;   // A
-  MaskMode mask = MaskMode::renorm;
-  Pooling pooling = Pooling::attention;
-  Bag bag = Bag::none;  // words: a bag-of-words linear term added to the logits
+  ModelConfig();  // every key at its default
+  int embedding_dim;   // E
+  int word_hidden;      // H per direction, word level
+  int sentence_hidden;  // H per direction, sentence level
+  int attention_dim;   // A
+  MaskMode mask;
+  Pooling pooling;
+  Bag bag;  // words: a bag-of-words linear term added to the logits
   // A TF-IDF linear model averaged in as one more member (nn/linear_member.h). On by default
   // since it lifts short texts most; files written before then, without the key, mean off.
-  bool linear_member = true;
+  bool linear_member;
   // The linear member's share of the average; kAutoReal: chosen on dev (train/linear_weight.h).
   // A model file holds the share it predicts with.
-  double linear_weight = kAutoReal;
-  double dropout = 0.0;           // on the document vector
-  double sentence_dropout = 0.0;  // on sentence vectors, between the word and sentence levels
-  double embedding_dropout = 0.0; // on word embedding values
-  double word_dropout = 0.0;      // a word reads as <unk> with this probability
+  double linear_weight;
+  double dropout;           // on the document vector
+  double sentence_dropout;  // on sentence vectors, between the word and sentence levels
+  double embedding_dropout; // on word embedding values
+  double word_dropout;      // a word reads as <unk> with this probability
   std::string embeddings;         // "", a word2vec/GloVe text file, or kPretrainEmbeddings
   // true: the table stays fixed; auto: fixed when its vectors were pretrained on text beyond
   // the training split (data.unlabeled), trained otherwise (see frozen_embeddings).
-  Switch freeze_embeddings = Switch::off;
-  Task task = Task::single;
+  Switch freeze_embeddings;
+  Task task;
 };
 
 struct BatchingConfig {
-  BatchStrategy strategy = BatchStrategy::bucket;
-  int batch_size = 64;
-  int maxi_batch = 20;  // bucket: batches per length-sorted pool
+  BatchingConfig();  // every key at its default
+  BatchStrategy strategy;
+  int batch_size;
+  int maxi_batch;  // bucket: batches per length-sorted pool
 };
 
 struct OptimizerConfig {
-  OptimizerName name = OptimizerName::adam;
-  double lr = 0.001;
-  double momentum = 0.9;  // sgd
-  double beta1 = 0.9;     // adam
-  double beta2 = 0.999;   // adam
-  double eps = 1e-8;      // adam
-  double weight_decay = 0.0;
-  double clip_norm = 5.0;  // global gradient norm; 0 = off
-  LrSchedule schedule = LrSchedule::constant;
-  double warmup = 0.0;  // fraction of the training steps over which lr rises from 0
-  double embedding_lr_scale = 1.0;  // the embedding table's lr as a multiple of lr; 0 = frozen
-  double bag_lr_scale = 10.0;       // model.bag's weights' lr as a multiple of lr
+  OptimizerConfig();  // every key at its default
+  OptimizerName name;
+  double lr;
+  double momentum;  // sgd
+  double beta1;     // adam
+  double beta2;   // adam
+  double eps;      // adam
+  double weight_decay;
+  double clip_norm;  // global gradient norm; 0 = off
+  LrSchedule schedule;
+  double warmup;  // fraction of the training steps over which lr rises from 0
+  double embedding_lr_scale;  // the embedding table's lr as a multiple of lr; 0 = frozen
+  double bag_lr_scale;       // model.bag's weights' lr as a multiple of lr
 };
 
 struct TrainerConfig {
-  int epochs = 10;
-  int patience = 3;  // epochs without dev improvement before stopping; 0 = never stop early
-  SelectMetric select = SelectMetric::auto_;  // the dev score that picks the best epoch
-  std::uint64_t seed = 1;
-  int ensemble = 1;  // members trained with seeds seed, seed+1, ...; predictions average them
-  int threads = 0;   // 0 = all cores
+  TrainerConfig();  // every key at its default
+  int epochs;
+  int patience;  // epochs without dev improvement before stopping; 0 = never stop early
+  SelectMetric select;  // the dev score that picks the best epoch
+  std::uint64_t seed;
+  int ensemble;  // members trained with seeds seed, seed+1, ...; predictions average them
+  int threads;   // 0 = all cores
   // A trained model to start from (han train --init): its architecture, tokenizer rules and
   // vocabulary, and its output layer when the labels are the same (train/init_model.h).
   std::string init;
-  bool extend_vocab = false;  // with init: add the training words it lacks, with fresh embeddings
+  bool extend_vocab;  // with init: add the training words it lacks, with fresh embeddings
   // After training, fit the temperature (and multi-label thresholds) on dev (train/calibration.h).
-  bool calibrate = true;
+  bool calibrate;
 };
 
 // Skip-gram word vectors (han embed, model.embeddings = "pretrain"), the word2vec recipe.
 // Their size is model.embedding_dim; threads and seed are trainer.threads and trainer.seed.
 struct EmbedConfig {
-  int window = 5;         // context words on each side, at most (each position draws 1..window)
-  int negative = 5;       // noise words per (word, context) pair
-  int epochs = 5;         // passes over the text
-  int min_count = 5;      // rarer words are dropped before windows are formed
-  double sample = 1e-4;   // frequent-word subsampling threshold; 0 = keep every word
-  double lr = 0.025;      // learning rate, decayed linearly to lr * 1e-4
+  EmbedConfig();  // every key at its default
+  int window;         // context words on each side, at most (each position draws 1..window)
+  int negative;       // noise words per (word, context) pair
+  int epochs;         // passes over the text
+  int min_count;      // rarer words are dropped before windows are formed
+  double sample;   // frequent-word subsampling threshold; 0 = keep every word
+  double lr;      // learning rate, decayed linearly to lr * 1e-4
 };
 
 // loss.class_weights: none, balanced (n / (classes x count), as scikit-learn), or label -> weight.
@@ -123,9 +131,10 @@ struct ClassWeights {
 };
 
 struct LossConfig {
+  LossConfig();  // every key at its default
   ClassWeights class_weights;  // model.task single
-  RegressionLoss regression = RegressionLoss::mse;
-  double huber_delta = 1.0;  // huber: quadratic within delta (in standard deviations of the target)
+  RegressionLoss regression;
+  double huber_delta;  // huber: quadratic within delta (in standard deviations of the target)
 };
 
 // model.embeddings = "pretrain": han train first trains skip-gram vectors on its own text.
@@ -174,10 +183,24 @@ void require_utf8_path(const std::string& what, const std::string& path);
 // The same for every path of a config; `origin` prefixes the key path in the message.
 void require_utf8_paths(const Config& c, const std::string& origin);
 
-// One line per key: "section.key  default  description", for --help and the README.
-std::string config_reference();
+// One key of the table, as `han help config` shows it.
+struct ConfigKey {
+  std::string section, name;  // "trainer", "epochs"
+  std::string type;           // boolean, integer, real, path, path or null, choice, string, weights
+  std::string default_value;  // as a config file writes it: 10, "auto", "renorm", null
+  std::string allowed;        // 1..100000, auto|1..100000, (0.0, 10.0], none|renorm|additive, ...
+  std::string meaning;
+  // What a config han stored (a model, a run folder) without this key meant, as JSON, when
+  // that is not the default; "" otherwise.
+  std::string absent_means;
+  bool always_written;  // false: han writes it only when it differs from the value above
+  std::string path() const { return section + "." + name; }
+};
 
-// Every key's full path ("trainer.epochs"), in reference order.
+// Every key, in file order.
+const std::vector<ConfigKey>& config_keys();
+
+// Every key's full path ("trainer.epochs"), in file order.
 std::vector<std::string> config_key_paths();
 
 }  // namespace han

@@ -323,64 +323,76 @@ TEST_CASE("load_config_file reports file problems with the file name", "[config]
                       StartsWith("--set trainer.epochs=1.5: trainer.epochs"));
 }
 
-TEST_CASE("config_reference lists every key once with default and range", "[config]") {
-  const std::string ref = han::config_reference();
-  han::Config every_key;  // settings added after han 0.1.0 are written when they are set
-  every_key.data.unlabeled = "u.txt";
-  every_key.embed.window = 3;
-  every_key.model.sentence_dropout = every_key.model.embedding_dropout = every_key.model.word_dropout = 0.1;
-  every_key.optimizer.warmup = 0.1;
-  every_key.trainer.select = han::SelectMetric::loss;
-  every_key.trainer.ensemble = 3;
-  every_key.model.task = han::Task::regression;
-  every_key.data.label_separator = "|";
-  every_key.data.target_key = "rating";
-  every_key.loss.regression = han::RegressionLoss::huber;
-  every_key.loss.class_weights.mode = han::ClassWeights::Mode::balanced;
-  every_key.trainer.init = "parent.han";
-  every_key.trainer.extend_vocab = true;
-  every_key.data.cache = "tokens.cache";
-  every_key.trainer.calibrate = false;
-  every_key.optimizer.embedding_lr_scale = 0.1;
-  every_key.model.bag = han::Bag::words;
-  every_key.optimizer.bag_lr_scale = 3;
-  every_key.model.linear_member = true;
-  every_key.model.linear_weight = 0.5;
-  // At their defaults, they are left out (stored ablation runs keep their fingerprints).
-  const json defaults = han::config_to_json(han::Config{});
-  for (const char* key : {"sentence_dropout", "embedding_dropout", "word_dropout"}) CHECK_FALSE(defaults["model"].contains(key));
-  CHECK_FALSE(defaults["optimizer"].contains("warmup"));
-  CHECK_FALSE(defaults["trainer"].contains("select"));
-  CHECK_FALSE(defaults["trainer"].contains("ensemble"));
-  CHECK_FALSE(defaults["model"].contains("task"));
-  CHECK_FALSE(defaults["data"].contains("label_separator"));
-  CHECK_FALSE(defaults["data"].contains("target_key"));
-  CHECK_FALSE(defaults.contains("loss"));
-  CHECK_FALSE(defaults["trainer"].contains("init"));
-  CHECK_FALSE(defaults["trainer"].contains("extend_vocab"));
-  CHECK_FALSE(defaults["data"].contains("cache"));
-  CHECK_FALSE(defaults["trainer"].contains("calibrate"));
-  CHECK_FALSE(defaults["optimizer"].contains("embedding_lr_scale"));
-  CHECK_FALSE(defaults["model"].contains("bag"));
-  CHECK_FALSE(defaults["optimizer"].contains("bag_lr_scale"));
-  CHECK(defaults["model"]["linear_member"] == true);  // on by default: written, as every setting on
-  CHECK_FALSE(defaults["model"].contains("linear_weight"));
-  const json j = han::config_to_json(every_key);
-  std::size_t keys = 0;
-  for (const auto& sec : j.items()) {
-    for (const auto& key : sec.value().items()) {
-      ++keys;
-      const std::string path = sec.key() + "." + key.key();
-      INFO(path);
-      const bool listed = ref.find("\n" + path + " ") != std::string::npos ||
-                          ref.compare(0, path.size() + 1, path + " ") == 0;
-      CHECK(listed);
-    }
+TEST_CASE("the key table has every key of a config once, and each default it shows is the parser's", "[config]") {
+  const json full = han::config_to_full_json(han::Config{});
+  std::vector<std::string> written;
+  for (const auto& sec : full.items())
+    for (const auto& key : sec.value().items()) written.push_back(sec.key() + "." + key.key());
+  std::sort(written.begin(), written.end());
+  std::vector<std::string> listed = han::config_key_paths();
+  std::sort(listed.begin(), listed.end());
+  CHECK(listed == written);
+  CHECK(std::adjacent_find(listed.begin(), listed.end()) == listed.end());
+  for (const han::ConfigKey& k : han::config_keys()) {
+    INFO(k.path());
+    CHECK(json::parse(k.default_value) == full[k.section][k.name]);
+    // Set to the default it shows, the key gives the default config.
+    json j = json::object();
+    han::apply_overrides(j, {k.path() + "=" + k.default_value});
+    CHECK(han::config_to_full_json(han::config_from_json(j, "t")) == full);
+    CHECK_FALSE(k.meaning.empty());
+    CHECK_FALSE(k.allowed.empty());
   }
-  CHECK(static_cast<std::size_t>(std::count(ref.begin(), ref.end(), '\n')) == keys);
-  CHECK_THAT(ref, Contains("none|renorm|additive"));
-  CHECK_THAT(ref, Contains("1..100000"));
-  CHECK_THAT(ref, Contains("(0.0, 10.0]"));
+  const auto row = [](const std::string& path) {
+    for (const han::ConfigKey& k : han::config_keys())
+      if (k.path() == path) return k;
+    FAIL("no row " << path);
+    return han::ConfigKey{};
+  };
+  CHECK(row("model.mask").allowed == "none|renorm|additive");
+  CHECK(row("model.mask").default_value == "\"renorm\"");
+  CHECK(row("trainer.epochs").allowed == "1..100000");
+  CHECK(row("tokenizer.min_count").default_value == "\"auto\"");
+  CHECK(row("optimizer.lr").allowed == "(0.0, 10.0]");
+  CHECK(row("model.embeddings").default_value == "null");
+  CHECK(row("model.freeze_embeddings").default_value == "false");
+}
+
+TEST_CASE("a stored config holds han 0.1.0's keys always, a later key only when it is not what its absence means",
+          "[config]") {
+  const json stored = han::config_to_json(han::Config{});
+  for (const han::ConfigKey& k : han::config_keys()) {
+    INFO(k.path());
+    if (k.section == "embed" || k.section == "loss") continue;  // whole sections, below
+    const std::string absence = k.absent_means.empty() ? k.default_value : k.absent_means;
+    CHECK(stored[k.section].contains(k.name) == (k.always_written || json::parse(absence) != json::parse(k.default_value)));
+  }
+  CHECK_FALSE(stored.contains("embed"));
+  CHECK_FALSE(stored.contains("loss"));
+  // Pinned, so that a wrong row shows: keys of 0.1.0 and keys added later.
+  for (const char* key : {"embedding_dim", "mask", "dropout", "embeddings", "freeze_embeddings"})
+    CHECK(stored["model"].contains(key));
+  CHECK(stored["tokenizer"]["version"] == 2);
+  CHECK(stored["model"]["linear_member"] == true);
+  for (const char* key : {"sentence_dropout", "word_dropout", "task", "bag", "linear_weight"})
+    CHECK_FALSE(stored["model"].contains(key));
+  CHECK_FALSE(stored["trainer"].contains("calibrate"));
+  CHECK_FALSE(stored["data"].contains("cache"));
+  // A config with keys away from their defaults is written with them and read back the same.
+  han::Config changed;
+  changed.data.unlabeled = "u.txt";
+  changed.embed.window = 3;
+  changed.model.sentence_dropout = 0.1;
+  changed.model.task = han::Task::regression;
+  changed.loss.regression = han::RegressionLoss::huber;
+  changed.model.linear_member = false;
+  changed.model.linear_weight = 0.5;
+  changed.trainer.calibrate = false;
+  const json j = han::config_to_json(changed);
+  CHECK(j["embed"]["window"] == 3);
+  CHECK(j["loss"]["regression"] == "huber");
+  CHECK_FALSE(j["model"].contains("linear_member"));  // off: as han 0.1.0 wrote it
+  CHECK(han::config_to_full_json(han::stored_config_from_json(j, "m")) == han::config_to_full_json(changed));
 }
 
 TEST_CASE("tokenizer.version: 2 by default, 1 for configs stored before it existed", "[config]") {
@@ -410,14 +422,6 @@ TEST_CASE("model.linear_member: on by default, off for configs stored without it
   CHECK_FALSE(han::stored_config_from_json(stored, "m").model.linear_member);
   CHECK_FALSE(han::stored_config_from_json(json::object(), "m").model.linear_member);
   CHECK(han::config_from_json(stored, "m").model.linear_member);  // read as a user's file: the default
-}
-
-TEST_CASE("the README's configuration table is the reference han builds from its keys", "[config][readme]") {
-  std::ifstream in(han::test::source_path("README.md"));
-  const std::string readme((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const std::string table = han::config_reference();
-  INFO("README.md's table under \"## Configuration\" should read:\n" << table);
-  CHECK(readme.find("```\n" + table + "```\n") != std::string::npos);
 }
 
 TEST_CASE("model.task, its data keys, loss settings and trainer.select by task", "[config]") {

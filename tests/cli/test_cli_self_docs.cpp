@@ -4,10 +4,13 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
 #include <regex>
 #include <set>
 #include <string>
 
+#include "support/cli_fixture.h"
 #include "support/paths.h"
 #include "support/run.h"
 
@@ -93,4 +96,49 @@ TEST_CASE("cmake --install puts han, its man page and its completion in place", 
   CHECK(installed.out == run(han_cmd("--version")).out);
   CHECK(slurp(tmp.path / "share" / "man" / "man1" / "han.1") == run(han_cmd("--man")).out);
   CHECK(slurp(tmp.path / "share" / "bash-completion" / "completions" / "han") == run(han_cmd("--completion bash")).out);
+}
+
+TEST_CASE("han help config lists every key a run's config.json holds, from the parser's own table", "[cli]") {
+  const han::test::CliFixture& fixture = han::test::cli_fixture();
+  std::ifstream in(fixture.run_dir / "config.json");
+  const nlohmann::json written = nlohmann::json::parse(in);
+  const RunResult all = run(han_cmd("help config"));
+  REQUIRE(all.exit_code == 0);
+  std::size_t keys = 0;
+  for (const auto& section : written.items()) {
+    for (const auto& key : section.value().items()) {
+      const std::string path = section.key() + "." + key.key();
+      INFO(path);
+      CHECK(all.out.find("\n" + path + " = ") != std::string::npos);
+      ++keys;
+    }
+  }
+  CHECK(keys > 30);
+  // One key in full, a section, a name that two sections share, and a typo.
+  const RunResult one = run(han_cmd("help config trainer.epochs"));
+  CHECK(one.exit_code == 0);
+  CHECK(one.out.find("  default  10\n") != std::string::npos);
+  CHECK(one.out.find("integer 1..100000") != std::string::npos);
+  CHECK(one.out.find("--set trainer.epochs=10") != std::string::npos);
+  const RunResult stored = run(han_cmd("help config model.linear_member"));
+  CHECK(stored.out.find("lacks this key was made with false") != std::string::npos);
+  const RunResult section = run(han_cmd("help config batching"));
+  CHECK(section.exit_code == 0);
+  CHECK(section.out.find("batching.batch_size = 64") != std::string::npos);
+  CHECK(section.out.find("model.") == std::string::npos);
+  const RunResult shared = run(han_cmd("help config epochs"));
+  CHECK(shared.exit_code == 2);
+  CHECK(shared.err == "han: error: \"epochs\" is a key of more than one section: say trainer.epochs or embed.epochs\n");
+  const RunResult typo = run(han_cmd("help config trainer.epoch"));
+  CHECK(typo.exit_code == 2);
+  CHECK(typo.out.empty());
+  CHECK(typo.err.find("did you mean \"trainer.epochs\"") != std::string::npos);
+}
+
+TEST_CASE("the man page holds the configuration keys", "[self_docs]") {
+  const RunResult man = run(han_cmd("--man"));
+  REQUIRE(man.exit_code == 0);
+  CHECK(man.out.find(".SH CONFIGURATION\n") != std::string::npos);
+  CHECK(man.out.find(".B trainer.epochs\ninteger 1..100000; default 10. training epochs\n") != std::string::npos);
+  CHECK(man.out.find("README.md of the han sources") == std::string::npos);
 }
