@@ -83,7 +83,7 @@ void add_embed_command(CLI::App& app) {
   auto args = std::make_shared<EmbedArgs>();
   CLI::App* cmd = app.add_subcommand("embed", "Train skip-gram word vectors (word2vec text format)");
   cmd->add_option("-c,--config", args->config,
-                  "JSON config: text from data.train and data.unlabeled, settings from embed.* (see README)")
+                  "JSON config: text from data.train and data.unlabeled, settings from embed.* (see han help config embed)")
       ->type_name("FILE");
   cmd->add_option("-s,--set", args->overrides, "Override a config key: key.path=value (repeatable)")
       ->allow_extra_args(false)

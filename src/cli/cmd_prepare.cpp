@@ -61,7 +61,7 @@ void run_prepare(const PrepareArgs& a) {
 void add_prepare_command(CLI::App& app) {
   auto args = std::make_shared<PrepareArgs>();
   CLI::App* cmd = app.add_subcommand("prepare", "Tokenize a config's data once into a token cache (data.cache) for later runs");
-  cmd->add_option("-c,--config", args->config, "JSON config file (see README: Configuration)")
+  cmd->add_option("-c,--config", args->config, "JSON config file (keys: han help config)")
       ->required()
       ->type_name("FILE");
   cmd->add_option("-s,--set", args->overrides, "Override a config key: key.path=value (repeatable)")

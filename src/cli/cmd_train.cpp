@@ -347,7 +347,7 @@ void run_train(const TrainArgs& a) {
 void add_train_command(CLI::App& app) {
   auto args = std::make_shared<TrainArgs>();
   CLI::App* cmd = app.add_subcommand("train", "Train a model from a JSON config");
-  cmd->add_option("-c,--config", args->config, "JSON config file (see README: Configuration)")->type_name("FILE");
+  cmd->add_option("-c,--config", args->config, "JSON config file (keys: han help config)")->type_name("FILE");
   cmd->add_option("-r,--resume", args->resume, "Continue an interrupted run from its checkpoint (DIR/checkpoint.han, or an ensemble member's)")->type_name("DIR");
   cmd->add_option("-s,--set", args->overrides, "Override a config key: key.path=value (repeatable)")
       ->allow_extra_args(false)

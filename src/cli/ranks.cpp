@@ -35,7 +35,7 @@ void require_one_rank_unless_train(int argc, char** argv) {
   const int ranks = launched_ranks();
   if (argc < 2 || ranks <= 1 || std::string(argv[1]) == "train") return;
   throw Error("han " + std::string(argv[1]) + " runs as one process, not as " + std::to_string(ranks) +
-              " ranks of mpirun (only han train is distributed; see README: Pipeline recipes for sharding "
+              " ranks of mpirun (only han train is distributed; see docs/recipes.md for sharding "
               "predict)");
 }
 

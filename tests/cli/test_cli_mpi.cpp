@@ -34,7 +34,7 @@ std::string train_args(const std::string& train, const std::string& dev, const s
 
 #ifdef HAN_MPI
 
-// mpirun as the README shows it, on this machine (2 cores: --oversubscribe).
+// mpirun as docs/distributed.md shows it, on this machine (2 cores: --oversubscribe).
 std::string mpirun(int ranks, const std::string& han_args) {
   return std::string(HAN_MPIEXEC) + " --oversubscribe --allow-run-as-root -np " + std::to_string(ranks) + " " +
          han_cmd(han_args);
@@ -249,7 +249,7 @@ TEST_CASE("every verb but train refuses to run as several ranks of mpirun, namin
     CHECK(r.exit_code == 2);
     CHECK(r.out.empty());
     CHECK(r.err == "han: error: han " + verb +
-                       " runs as one process, not as 3 ranks of mpirun (only han train is distributed; see README: "
-                       "Pipeline recipes for sharding predict)\n");
+                       " runs as one process, not as 3 ranks of mpirun (only han train is distributed; see docs/recipes.md "
+                       "for sharding predict)\n");
   }
 }

@@ -195,7 +195,7 @@ TEST_CASE("predict refuses --explain with tsv output", "[cli][predict]") {
   CHECK_THAT(r.err, Catch::StartsWith("han: error: --explain needs --format json or html"));
 }
 
-TEST_CASE("the README recipe sharding predict with split and xargs keeps one output line per input line, in order",
+TEST_CASE("the recipe (docs/recipes.md) sharding predict with split and xargs keeps one output line per input line, in order",
           "[cli][predict][recipe]") {
   const CliFixture& f = cli_fixture();
   TempDir dir;
@@ -212,7 +212,7 @@ TEST_CASE("the README recipe sharding predict with split and xargs keeps one out
   const RunResult one = run(han_cmd("predict --model " + f.model + " < " + docs));
   REQUIRE(one.exit_code == 0);
   REQUIRE(lines_of(one.out).size() == 231);
-  // As in README "Pipeline recipes": chunks of 40 lines, 2 at a time, joined in name order.
+  // As in docs/recipes.md: chunks of 40 lines, 2 at a time, joined in name order.
   const RunResult sharded =
       run("cd " + dir.path.string() + " && split -d -a 4 -l 40 docs.txt chunk. && ls chunk.???? | xargs -P 2 -I{} " +
           "sh -c \"" + han_cmd("predict --threads 1 --model " + f.model) + " < {} > {}.out\" && cat chunk.*.out");
