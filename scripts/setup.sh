@@ -4,7 +4,8 @@ set -euo pipefail
 # --fuzz: also clang and its sanitizer/libFuzzer runtimes, for scripts/fuzz.sh.
 packages=(build-essential cmake libeigen3-dev libcli11-dev nlohmann-json3-dev libspdlog-dev libutf8proc-dev zlib1g-dev libxxhash-dev catch2
           libopenmpi-dev openmpi-bin  # MPI: distributed training (mpirun -np N han train)
-          jq parallel)  # the examples in the README and docs/ (their test runs them)
+          jq parallel  # the examples in the README and docs/ (their test runs them)
+          time)  # /usr/bin/time: the bad-input test measures peak memory with it
 for arg in "$@"; do
   case "$arg" in
     --fuzz) packages+=(clang-14 libclang-rt-14-dev) ;;

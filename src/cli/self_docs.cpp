@@ -6,6 +6,7 @@
 
 #include "config_help.h"
 #include "han/nn/kernels.h"
+#include "han/train/collective.h"
 #include "han_build_info.h"
 
 namespace han::cli {
@@ -48,7 +49,7 @@ std::string version_line(bool with_kernels_in_use) {
   const std::string kernels = all == used ? "kernels " + used
                               : with_kernels_in_use ? "kernels " + used + " (picked from " + all + ")"
                                                     : "kernels " + all + " (picked at start-up)";
-  return std::string("han ") + HAN_VERSION + " (commit " + HAN_COMMIT + ", " + HAN_BUILD + ", " + kernels + ", no MPI)";
+  return std::string("han ") + HAN_VERSION + " (commit " + HAN_COMMIT + ", " + HAN_BUILD + ", " + kernels + (built_with_mpi() ? ", MPI)" : ", no MPI)");
 }
 
 std::string man_page(const CLI::App& app) {

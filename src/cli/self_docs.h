@@ -9,7 +9,7 @@
 
 namespace han::cli {
 
-// "han 0.1.0 (commit ..., portable build, kernels avx2 (picked from generic, avx2, avx512), no MPI)": with_kernels_in_use
+// "han 0.2.0 (commit ..., portable build, kernels avx2 (picked from generic, avx2, avx512), MPI)": with_kernels_in_use
 // names the variant this CPU runs (the man page, made at build time, lists them only).
 std::string version_line(bool with_kernels_in_use = true);
 

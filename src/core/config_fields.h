@@ -36,7 +36,7 @@ struct Stored {
   const char* absent_means;
 };
 inline constexpr Stored kFirst{true, nullptr};  // a key of han 0.1.0
-inline constexpr Stored kLater{false, nullptr};  // added since, with the behaviour of before as its default
+inline constexpr Stored kLater{false, nullptr};  // a key added after 0.1.0; its default keeps 0.1.0's behaviour
 
 struct Key {
   const char* name;

@@ -37,4 +37,12 @@ std::unique_ptr<Collective> make_collective() {
 #endif
 }
 
+bool built_with_mpi() {
+#ifdef HAN_MPI
+  return true;
+#else
+  return false;
+#endif
+}
+
 }  // namespace han

@@ -1,6 +1,7 @@
 // The han command line, run as a user runs it: every verb, the stdin contract, and
 // the bad-input errors (exit 2, one line "han: error: ..." naming the file/line/key).
 #include <catch2/catch.hpp>
+#include <cmath>
 
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -10,6 +11,7 @@
 #include "han/infer/model_file.h"
 #include "support/paths.h"
 #include "support/run.h"
+#include "support/signal_run.h"
 
 using namespace han::test;
 using nlohmann::json;
@@ -78,22 +80,46 @@ TEST_CASE("train writes the model, the effective config, per-epoch metrics and a
 
 TEST_CASE("predict answers every stdin line, in order, empty lines included", "[cli][predict]") {
   const CliFixture& f = cli_fixture();
-  std::string input;
-  for (int i = 0; i < 1000; ++i)
-    input += i % 7 == 0 ? "\n" : (i % 2 ? "A wonderful, moving film. Great acting!\n" : "Dull and boring. A waste of time.\r\n");
-  const RunResult r = run(han_cmd("predict --model " + f.model), input);
-  INFO(r.err);
-  REQUIRE(r.exit_code == 0);
-  const auto out = lines_of(r.out);
-  REQUIRE(out.size() == 1000);
-  for (const auto& line : out) {
-    REQUIRE(line.find('\t') != std::string::npos);
-    const std::string label = line.substr(0, line.find('\t'));
-    CHECK((label == "pos" || label == "neg"));
+  // 400 different reviews of different lengths (predict batches them by length), every 7th
+  // line empty, some with CRLF endings.
+  const auto reviews = lines_of(slurp(source_path("data/test.jsonl")));
+  std::vector<std::string> docs;
+  for (std::size_t i = 0; i < 400; ++i) {
+    std::string text = json::parse(reviews[i])["text"].get<std::string>().substr(0, 200 + 7 * i);
+    for (char& c : text)
+      if (c == '\n' || c == '\r') c = ' ';
+    docs.push_back(i % 7 == 0 ? "" : text);
   }
-  // Same text, same answer wherever it sits.
-  CHECK(out[1] == out[3]);
-  CHECK(out[2] == out[4]);
+  const auto answers = [&](const std::vector<std::string>& in) {
+    std::string input;
+    for (std::size_t i = 0; i < in.size(); ++i) input += in[i] + (i % 2 ? "\r\n" : "\n");
+    const RunResult r = run(han_cmd("predict --format json --model " + f.model), input);
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    return lines_of(r.out);
+  };
+  const auto out = answers(docs);
+  REQUIRE(out.size() == docs.size());
+  // Reversed input, reversed answers: any reordering inside predict would break this.
+  const auto reversed = answers(std::vector<std::string>(docs.rbegin(), docs.rend()));
+  REQUIRE(reversed.size() == docs.size());
+  // An answer as (label, probability); batches of other documents move it by 1e-5 at most.
+  const auto read = [](const std::string& line) {
+    const json a = json::parse(line);
+    return std::make_pair(a.at("label").get<std::string>(), a.at("probability").get<double>());
+  };
+  std::size_t distinct = 0;
+  for (std::size_t i = 0; i < docs.size(); ++i) {
+    INFO(i);
+    const auto answer = read(out[i]), from_reversed = read(reversed[docs.size() - 1 - i]);
+    CHECK((answer.first == "pos" || answer.first == "neg"));
+    CHECK(from_reversed.first == answer.first);
+    CHECK(std::abs(from_reversed.second - answer.second) <= 1e-5);
+    CHECK(json::parse(out[i])["id"] == i + 1);  // the input line it answers
+    if (docs[i].empty()) CHECK(answer == read(out[0]));  // every empty line gets the one answer of no text
+    distinct += i > 0 && std::abs(answer.second - read(out[i - 1]).second) > 1e-3;
+  }
+  CHECK(distinct > 300);  // the answers tell the documents apart, so the order check has teeth
   // A last line without a newline is still a document.
   CHECK(lines_of(run(han_cmd("predict --model " + f.model), "good\nbad").out).size() == 2);
 }
@@ -565,8 +591,7 @@ TEST_CASE("SIGTERM during training writes a checkpoint, and --resume finishes wi
                              " --set model.sentence_hidden=16 --set model.attention_dim=32 --quiet --output ";
   const std::string a = (tmp.path / "interrupted").string(), b = (tmp.path / "straight").string();
   // Stop the run as soon as its first epoch's metrics appear: it is then mid-run for sure.
-  const RunResult stopped = run(han_cmd(common + a) + " & pid=$!; for i in $(seq 600); do [ -s " + a +
-                                "/metrics.jsonl ] && break; sleep 0.05; done; kill -TERM $pid; wait $pid");
+  const RunResult stopped = run(signal_on_event(han_cmd(common + a), "[ -s " + a + "/metrics.jsonl ]", "TERM"));
   INFO(stopped.err);
   CHECK(stopped.exit_code == 143);
   CHECK(stopped.err.find("--resume") != std::string::npos);
@@ -588,8 +613,7 @@ TEST_CASE("a run folder written before tokenizer.version resumes with the old to
                              " --set model.sentence_hidden=16 --set model.attention_dim=32 --set tokenizer.version=1"
                              " --quiet --output ";
   const std::string a = (tmp.path / "old_interrupted").string(), b = (tmp.path / "old_straight").string();
-  const RunResult stopped = run(han_cmd(common + a) + " & pid=$!; for i in $(seq 600); do [ -s " + a +
-                                "/metrics.jsonl ] && break; sleep 0.05; done; kill -TERM $pid; wait $pid");
+  const RunResult stopped = run(signal_on_event(han_cmd(common + a), "[ -s " + a + "/metrics.jsonl ]", "TERM"));
   INFO(stopped.err);
   REQUIRE(std::filesystem::exists(a + "/checkpoint.han"));
   // Make the folder what han wrote before the key existed: neither file names the version.
@@ -609,23 +633,30 @@ TEST_CASE("a run folder written before tokenizer.version resumes with the old to
 TEST_CASE("kill -9 while models are being written never leaves a broken model file", "[cli][atomic]") {
   const CliFixture& f = cli_fixture();
   TempDir tmp;
+  // A wide embedding table over every word (min_count 1) makes each model.han tens of MB,
+  // so a write lasts long enough to be caught in the act.
   const std::string cmd = "train --config " + source_path("configs/quickstart.json") + " --set data.train=" +
                           f.data +
-                          " --set trainer.epochs=50 --set trainer.patience=0 --set data.test= --set model.embedding_dim=8"
-                          " --set model.word_hidden=4 --set model.sentence_hidden=4 --set model.attention_dim=8 --quiet --output ";
-  // Each run in its own folder, killed at a moment after its first model.han appeared
-  // (timed from there, not from the start: a loaded machine starts slower), while later
-  // epochs rewrite it.
-  for (const char* delay : {"0", "0.1", "0.25", "0.4", "0.6", "0.9"}) {
-    const std::string dir = (tmp.path / (std::string("killed") + delay)).string();
-    run(han_cmd(cmd + dir) + " & pid=$!; for i in $(seq 1200); do [ -e " + dir +
-        "/model.han ] && break; sleep 0.02; done; sleep " + delay + "; kill -9 $pid; wait $pid");
-    INFO("killed " << delay << " s after the first model.han");
+                          " --set trainer.epochs=50 --set trainer.patience=0 --set data.test= --set tokenizer.min_count=1"
+                          " --set model.embedding_dim=1024 --set model.word_hidden=4 --set model.sentence_hidden=4"
+                          " --set model.attention_dim=8 --set model.linear_member=false --quiet --output ";
+  // Each try: once the first model.han is there, watch for the temporary file of a later
+  // write (model.han.tmp.PID, there only while a write is under way) and kill -9 the run the
+  // moment it is seen. The run is held stopped between polls (signal_on_event), so a
+  // temporary file seen is a write the kill interrupts; a try that sees none is not counted.
+  int caught = 0;
+  for (int attempt = 0; attempt < 6 && caught == 0; ++attempt) {
+    const std::string dir = (tmp.path / ("killed" + std::to_string(attempt))).string();
+    run(signal_on_event(han_cmd(cmd + dir), "[ -e " + dir + "/model.han ] && [ -e " + dir + "/model.han.tmp.$pid ]", "KILL"));
+    INFO("try " << attempt);
     REQUIRE(std::filesystem::exists(dir + "/model.han"));
     const RunResult info = run(han_cmd("info --model " + dir + "/model.han"));
     INFO(info.err);
-    CHECK(info.exit_code == 0);  // (a kill during a write may leave a temp file beside it; never a broken model.han)
+    CHECK(info.exit_code == 0);
+    for (const auto& entry : std::filesystem::directory_iterator(dir))
+      caught += entry.path().filename().string().rfind("model.han.tmp.", 0) == 0;
   }
+  CHECK(caught == 1);  // a kill landed inside a write, and model.han stayed whole
 }
 
 TEST_CASE("error messages quote bad input briefly and list choices from the enum tables", "[cli][errors]") {

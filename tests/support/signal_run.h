@@ -1,7 +1,7 @@
 #pragma once
 // Interrupting han as a user does with Ctrl-C or kill: the command runs in the background
-// until its stderr shows a marker (a log line that says which phase it is in), then gets
-// the signal. Inputs that keep a phase busy for seconds are the bundled data repeated.
+// until an event shows (a log line that says which phase it is in, a file it writes), then
+// gets the signal. Inputs that keep a phase busy for seconds are the bundled data repeated.
 #include <string>
 
 #include "support/paths.h"
@@ -9,14 +9,24 @@
 
 namespace han::test {
 
-// Runs `han han_args` with stderr into `err_file`; once that file holds `marker` (at
-// most 60 s), sends `signal` (INT, TERM), then waits for han to end. The result holds
-// han's stdout, stderr and exit code.
+// Shell lines that run `command` in the background and send it `signal` (INT, TERM, KILL)
+// once the shell test `event` holds, then wait for it; their exit code is the command's.
+// The run is held stopped (SIGSTOP) except for 20 ms slices between two polls, so when the
+// event is seen the run is paused right after it: the signal lands in the phase the event
+// names however loaded the machine is (a run can do at most 20 ms of work past its event).
+inline std::string signal_on_event(const std::string& command, const std::string& event, const std::string& signal) {
+  return command + " & pid=$!; kill -STOP $pid; for i in $(seq 3000); do " + event +
+         " && break; kill -CONT $pid; sleep 0.02; kill -STOP $pid; done; kill -" + signal +
+         " $pid; kill -CONT $pid; wait $pid";
+}
+
+// Runs `han han_args` with stderr into `err_file`; once that file holds `marker` (a minute
+// or so at most), sends `signal`, then waits for han to end. The result holds han's stdout,
+// stderr and exit code.
 inline RunResult run_and_signal(const std::string& han_args, const std::string& marker, const std::string& signal,
                                 const std::string& err_file) {
-  return run(han_cmd(han_args) + " 2> " + err_file + " & pid=$!; for i in $(seq 1200); do grep -qF -- \"" + marker +
-             "\" " + err_file + " && break; sleep 0.05; done; kill -" + signal + " $pid; wait $pid; rc=$?; cat " +
-             err_file + " >&2; exit $rc");
+  return run(signal_on_event(han_cmd(han_args) + " 2> " + err_file, "grep -qF -- \"" + marker + "\" " + err_file, signal) +
+             "; rc=$?; cat " + err_file + " >&2; exit $rc");
 }
 
 // `times` copies of a bundled data file, written to `name` in `dir`; returns its path.

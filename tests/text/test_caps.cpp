@@ -1,6 +1,7 @@
 // Caps from the data: what caps keep, and the smallest caps "auto" picks to keep ~95 %
 // of the training tokens at each level.
 #include <catch2/catch.hpp>
+#include <regex>
 
 #include <cmath>
 #include <fstream>
@@ -90,9 +91,15 @@ TEST_CASE("train with auto caps and min_count: the model holds the chosen number
   const auto& caps = info["config"]["tokenizer"];
   REQUIRE(caps["max_sentences"].is_number_integer());
   REQUIRE(caps["max_words"].is_number_integer());
-  CHECK(caps["max_sentences"].get<int>() >= 1);
-  CHECK(caps["max_words"].get<int>() >= 1);
   REQUIRE(caps["min_count"].is_number_integer());
+  // The numbers the run chose and logged ("han: caps: 34 sentences x 56 words (auto) ...",
+  // "min_count: 6 (auto): ..."), not merely numbers.
+  std::smatch chosen;
+  REQUIRE(std::regex_search(r.err, chosen, std::regex("han: caps: ([0-9]+) sentences x ([0-9]+) words \\(auto\\)")));
+  CHECK(caps["max_sentences"].get<int>() == std::stoi(chosen[1]));
+  CHECK(caps["max_words"].get<int>() == std::stoi(chosen[2]));
+  REQUIRE(std::regex_search(r.err, chosen, std::regex("min_count: ([0-9]+) \\(auto\\)")));
+  CHECK(caps["min_count"].get<int>() == std::stoi(chosen[1]));
   CHECK(caps["min_count"].get<int>() >= kAutoMinCountLeast);
   CHECK(caps["min_count"].get<int>() <= kAutoMinCountMost);
   const auto stored = nlohmann::json::parse(han::test::slurp(out + "/config.json"));

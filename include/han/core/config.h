@@ -55,8 +55,8 @@ struct ModelConfig {
   MaskMode mask;
   Pooling pooling;
   Bag bag;  // words: a bag-of-words linear term added to the logits
-  // A TF-IDF linear model averaged in as one more member (nn/linear_member.h). On by default
-  // since it lifts short texts most; files written before then, without the key, mean off.
+  // A TF-IDF linear model averaged in as one more member (nn/linear_member.h). On by default:
+  // it lifts short texts most. A stored config without the key means off.
   bool linear_member;
   // The linear member's share of the average; kAutoReal: chosen on dev (train/linear_weight.h).
   // A model file holds the share it predicts with.
@@ -159,12 +159,13 @@ struct Config {
 
 // Parses a full config object. `origin` (e.g. the file name) prefixes error messages.
 Config config_from_json(const nlohmann::json& j, const std::string& origin);
-// Leaves out the keys added after han 0.1.0 while they hold their defaults (stored headers stay as they were).
+// Leaves out the keys added after han 0.1.0 while they mean what their absence means, so
+// stored headers are byte-identical to han 0.1.0's for the settings it had.
 nlohmann::json config_to_json(const Config& c);
 // Every key, defaults included (to compare two configs key by key).
 nlohmann::json config_to_full_json(Config c);
-// The same for a config han wrote itself (a model file, a run folder): a key added since
-// takes the value that reproduces how that model was made.
+// The same for a config han wrote itself (a model file, a run folder): a key it lacks takes
+// the value its absence means (the key table's absent_means), which reproduces that model.
 Config stored_config_from_json(const nlohmann::json& j, const std::string& origin);
 
 // Reads a JSON config file; relative data/embedding paths resolve against its folder (a

@@ -67,4 +67,7 @@ int launched_ranks();
 // overwrite the others' files).
 std::unique_ptr<Collective> make_collective();
 
+// Whether this han was built with MPI (HAN_MPI): `han --version` says so.
+bool built_with_mpi();
+
 }  // namespace han
