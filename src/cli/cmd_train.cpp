@@ -68,8 +68,8 @@ std::string key_origin(const TrainArgs& a, const std::vector<std::string>& overr
 // A resumed run from a model checks that model against its config.json again. That config
 // is the child's as it was merged, every key given: written the short way (config_to_json),
 // a key at its default would be taken for unset and the parent's value put back.
-PreparedRun reopen_run_from(const std::string& folder, std::optional<Classifier>& parent) {
-  PreparedRun run = reopen_run(folder);
+PreparedRun reopen_run_from(const std::string& folder, bool writes, std::optional<Classifier>& parent) {
+  PreparedRun run = reopen_run(folder, writes);
   parent = load_init_model(run.config);
   if (parent)
     run.config = inherit_from_parent(run.config, config_to_full_json(run.config), *parent,
@@ -89,8 +89,9 @@ void refuse_unsupported(const Config& cfg, int ranks) {
     throw han::Error("trainer.init: --init starts one model from another; it does not train an ensemble (trainer.ensemble 1)");
 }
 
-// The run to train, and in `parent` the model it starts from (--init, trainer.init).
-PreparedRun prepare_run(const TrainArgs& a, int ranks, std::optional<Classifier>& parent) {
+// The run to train, and in `parent` the model it starts from (--init, trainer.init). The
+// rank that `writes` the run folder locks it.
+PreparedRun prepare_run(const TrainArgs& a, int ranks, bool writes, std::optional<Classifier>& parent) {
   if (a.config.empty() == a.resume.empty()) throw han::Error("train needs exactly one of --config FILE or --resume DIR");
   if (!a.resume.empty() && (!a.overrides.empty() || !a.init.empty() || !a.output.empty() || a.overwrite || a.seeds))
     throw han::Error(
@@ -98,7 +99,7 @@ PreparedRun prepare_run(const TrainArgs& a, int ranks, std::optional<Classifier>
   // The folder is named in the JSON summary (its model path): refused before any work.
   if (!a.resume.empty()) {
     require_utf8_path("--resume", a.resume);
-    return reopen_run_from(a.resume, parent);
+    return reopen_run_from(a.resume, writes, parent);
   }
   const std::string output = a.output.empty() ? default_output(a.config) : a.output;
   require_utf8_path(a.output.empty() ? "--output (default: runs/<config name>)" : "--output", output);
@@ -111,7 +112,7 @@ PreparedRun prepare_run(const TrainArgs& a, int ranks, std::optional<Classifier>
   if (parent)
     cfg = inherit_from_parent(cfg, given, *parent,
                               [&](const std::string& key) { return key_origin(a, overrides, key); });
-  return plan_run(std::move(cfg), output, a.overwrite);
+  return plan_run(std::move(cfg), output, a.overwrite, writes);
 }
 
 // A new run that fails before it trained (a missing embeddings file, say) leaves no
@@ -306,7 +307,7 @@ void run_train(const TrainArgs& a) {
   const std::unique_ptr<Collective> job = make_collective();
   name_rank_in_logs(job->rank(), job->ranks());
   std::optional<Classifier> parent;
-  const PreparedRun run = start_on_every_rank(*job, [&] { return prepare_run(a, job->ranks(), parent); });
+  const PreparedRun run = start_on_every_rank(*job, [&] { return prepare_run(a, job->ranks(), job->rank() == 0, parent); });
   const std::optional<WordVectors> pretrained = pretrain_if_asked(run);
   stop_while_reading(run);
   const Corpus corpus = start_on_every_rank(*job, [&] {

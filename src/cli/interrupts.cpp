@@ -6,6 +6,8 @@
 #include <csignal>
 #include <cstddef>
 
+#include "han/train/run_lock.h"
+
 namespace han::cli {
 namespace {
 
@@ -23,8 +25,9 @@ std::atomic<int> g_line{-1};
 
 extern "C" void note_signal(int sig) { g_signal.store(sig); }
 
-// Only async-signal-safe calls: write and _exit.
+// Only async-signal-safe calls: write, unlink, rmdir and _exit.
 extern "C" void exit_at_once(int sig) {
+  remove_run_lock_at_exit();  // the run's folder as it was before it
   const int line = g_line.load();
   if (line >= 0) {
     const ssize_t written = ::write(STDERR_FILENO, g_lines[line].text, g_lines[line].size);

@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "han/core/error.h"
+#include "han/core/json_text.h"
 #include "han/infer/model_file.h"
 #include "han/nn/parameters.h"
 
@@ -49,6 +50,28 @@ std::vector<std::string> stored_words(const nlohmann::json& header, const std::s
     }
   }
   return header_field<std::vector<std::string>>(header, "vocabulary", path);
+}
+
+// The header's labels: distinct and non-empty, as training writes them. A hand-made file
+// with "pos" twice would answer one name for two classes and score gold labels as the first.
+std::vector<std::string> stored_labels(const nlohmann::json& header, const std::string& path) {
+  std::vector<std::string> labels = header_field<std::vector<std::string>>(header, "labels", path);
+  std::vector<std::string> sorted = labels;
+  std::sort(sorted.begin(), sorted.end());
+  if (!sorted.empty() && sorted.front().empty()) throw Error(path + ": model file is corrupted (an empty label)");
+  const auto twice = std::adjacent_find(sorted.begin(), sorted.end());
+  if (twice != sorted.end())
+    throw Error(path + ": model file is corrupted (label " + quote_excerpt(*twice) + " is listed twice)");
+  return labels;
+}
+
+// The vocabulary, its faults (no "<pad>", a word twice) named as the file's.
+Vocab stored_vocab(const nlohmann::json& header, const std::string& path) {
+  try {
+    return Vocab::from_words(stored_words(header, path));
+  } catch (const Error& e) {
+    throw Error(path + ": model file is corrupted (" + e.what() + ")");
+  }
 }
 
 // A checkpoint is a model file plus optimizer state: name it and say what to do instead.
@@ -147,12 +170,12 @@ Classifier load_classifier(const std::string& path, std::vector<NamedTensor>* ex
   if (!extra_tensors && h.contains("checkpoint")) throw Error(checkpoint_given_as_model(path));
   Classifier c;
   c.config = stored_config_from_json(header_field<nlohmann::json>(h, "config", path), path + " (config)");
-  c.labels = header_field<std::vector<std::string>>(h, "labels", path);
+  c.labels = stored_labels(h, path);
   const Task task = c.config.model.task;
   if (c.labels.empty() && task != Task::regression) throw Error(path + ": model file is corrupted (no labels)");
   c.head = head_from_json(h.contains("head") ? h["head"] : nlohmann::json(), task, c.labels.size(), path);
   const Index outputs = head_outputs(task, c.labels.size());
-  c.vocab = Vocab::from_words(stored_words(h, path));
+  c.vocab = stored_vocab(h, path);
   c.format_version = contents.version;
   const int members = c.config.trainer.ensemble;
   // Ensembles came with format 2: a format 1 file claiming one is damaged or hand-made.

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string_view>
@@ -209,6 +210,10 @@ void take_target(Example& ex, std::string_view raw, const std::string& where, co
   const std::optional<double> value = parse_number(raw);
   if (!value)
     throw Error(where + ": " + what + " must be a number (model.task regression), got " + quote_excerpt(trim(raw)));
+  // Targets are kept as float32 (Documents): a larger one would silently become infinity.
+  if (std::fabs(*value) > std::numeric_limits<float>::max())
+    throw Error(where + ": " + what + " is " + quote_excerpt(trim(raw)) +
+                ", beyond the 32-bit float han keeps a target in (at most 3.4e38 in size)");
   ex.target = *value;
   ex.has_target = true;
   ex.label = std::string(trim(raw));
@@ -453,8 +458,9 @@ void jsonl_target(const RecordReader& reader, Example& ex, const std::string& wh
 double record_weight(const Field& weight, const std::string& where) {
   const bool number = is_number_type(weight);
   const std::optional<double> w = number ? parse_number(weight.value) : std::nullopt;
-  if (!w || !(*w > 0))
-    throw Error(where + ": \"weight\" must be a positive number, got " +
+  // Weights are kept as float32: one that rounds to 0 or infinity there is refused too.
+  if (!w || !(static_cast<float>(*w) > 0) || !std::isfinite(static_cast<float>(*w)))
+    throw Error(where + ": \"weight\" must be a positive number within a 32-bit float's range, got " +
                 (number ? weight.value : std::string(weight.type)));
   return *w;
 }

@@ -9,6 +9,7 @@
 
 #include "han/core/error.h"
 #include "han/core/input_stream.h"
+#include "han/core/json_text.h"
 
 namespace han {
 namespace {
@@ -123,9 +124,10 @@ class VectorLoader {
     return id == Vocab::kUnk && word != vocab_.word(Vocab::kUnk) ? -1 : id;
   }
 
-  void text_line(std::string_view line, std::size_t line_no) {
+  // Reads one line of a text file; false for a blank line (no entry).
+  bool text_line(std::string_view line, std::size_t line_no) {
     const std::vector<std::string_view> f = fields_of(line);
-    if (f.empty()) return;
+    if (f.empty()) return false;
     const std::string where = path_ + ":" + std::to_string(line_no);
     for (std::size_t i = 1; i < f.size(); ++i)
       if (f[i].find_first_not_of("0123456789.eE+-") != std::string_view::npos)
@@ -134,13 +136,14 @@ class VectorLoader {
       throw Error(where + ": vector has " + std::to_string(f.size() - 1) + " values, model.embedding_dim is " +
                   std::to_string(dim_));
     const Index col = column_of(f[0]);
-    if (col < 0) return;
+    if (col < 0) return true;
     for (Index i = 0; i < dim_; ++i) {
       float v;
       if (!parse_number(f[static_cast<std::size_t>(i) + 1], v)) throw Error(where + ": expected numbers after the word");
       table_(i, col) = v;
     }
     ++found_;
+    return true;
   }
 
   // `count` entries of "word " + dim float32s (each perhaps followed by a line break).
@@ -160,6 +163,11 @@ class VectorLoader {
       if (!r.ensure(bytes)) throw Error(where + ": the file ends early (is it cut short?)");
       std::memcpy(values.data(), r.peek(bytes).data(), bytes);
       r.skip(bytes);
+      // A NaN or infinity would otherwise surface only as "training diverged" at step 1.
+      for (std::size_t i = 0; i < values.size(); ++i)
+        if (!std::isfinite(values[i]))
+          throw Error(where + " (" + quote_excerpt(word) + "): value " + std::to_string(i + 1) +
+                      " is not a finite number");
       const Index col = column_of(word);
       if (col < 0) continue;
       table_.col(col) = Eigen::Map<const Vector>(values.data(), dim_);
@@ -190,7 +198,8 @@ std::size_t load_pretrained_vectors(Matrix& table, const Vocab& vocab, const std
   if (!reader.line(line)) return 0;
   ++line_no;
   std::size_t count = 0, dim = 0;
-  if (is_header(fields_of(line), count, dim)) {
+  const bool header = is_header(fields_of(line), count, dim);
+  if (header) {
     if (static_cast<Index>(dim) != loader.dim())
       throw Error(path + ":1: the vectors have " + std::to_string(dim) + " values, model.embedding_dim is " +
                   std::to_string(loader.dim()));
@@ -198,10 +207,13 @@ std::size_t load_pretrained_vectors(Matrix& table, const Vocab& vocab, const std
       loader.binary(reader, count);
       return loader.found();
     }
-  } else {
-    loader.text_line(line, line_no);
   }
-  while (reader.line(line)) loader.text_line(line, ++line_no);
+  std::size_t entries = header ? 0 : loader.text_line(line, line_no);
+  while (reader.line(line)) entries += loader.text_line(line, ++line_no);
+  // A file cut at a line break reads as valid vectors; its header's count says otherwise.
+  if (header && entries < count)
+    throw Error(path + ": the header says " + std::to_string(count) + " vectors, the file holds " +
+                std::to_string(entries) + " (is it cut short?)");
   return loader.found();
 }
 

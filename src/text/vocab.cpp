@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "han/core/error.h"
+#include "han/core/json_text.h"
 
 namespace han {
 
@@ -21,7 +22,7 @@ Vocab::Vocab(std::vector<std::string> words) : words_(std::move(words)) {
   slots_.assign(capacity, kEmpty);
   for (std::size_t i = 0; i < words_.size(); ++i) {
     if (!insert(static_cast<std::int32_t>(i))) {
-      throw Error("vocabulary: duplicate entry \"" + words_[i] + "\" at ids " +
+      throw Error("vocabulary: duplicate entry " + quote_excerpt(words_[i]) + " at ids " +
                   std::to_string(slots_[slot_of(words_[i])]) + " and " + std::to_string(i));
     }
   }

@@ -85,7 +85,7 @@ void remove_run_files(const std::string& folder) {
       throw Error("cannot remove " + path.string() + ": " + ec.message(), 1);
 }
 
-PreparedRun plan_run(Config cfg, const std::string& folder, bool overwrite) {
+PreparedRun plan_run(Config cfg, const std::string& folder, bool overwrite, bool lock) {
   HAN_ASSERT(!folder.empty());
   for (std::string* path : {&cfg.data.train, &cfg.data.dev, &cfg.data.test, &cfg.data.unlabeled, &cfg.model.embeddings,
                              &cfg.trainer.init})
@@ -95,10 +95,20 @@ PreparedRun plan_run(Config cfg, const std::string& folder, bool overwrite) {
   std::error_code ec;
   if (fs::exists(folder, ec) && !fs::is_directory(folder, ec))
     throw Error(folder + ": --output exists and is not a folder");
-  if (!overwrite) refuse_held_run(folder);
+  const bool existed = fs::exists(folder, ec);
   fs::create_directories(folder, ec);
   if (ec) throw Error("cannot create output folder " + folder + ": " + ec.message(), 1);
-  return {std::move(cfg), run_files(folder), false};
+  PreparedRun run{std::move(cfg), run_files(folder), false, nullptr};
+  try {
+    // Locked before it is looked at: two runs cannot both find it free.
+    if (lock) run.lock = std::make_shared<RunLock>(folder, "han train", !existed);
+    if (!overwrite) refuse_held_run(folder);
+  } catch (...) {
+    run.lock.reset();
+    if (!existed) fs::remove(folder, ec);  // a folder this run made, still empty: not left behind
+    throw;
+  }
+  return run;
 }
 
 void begin_run(const PreparedRun& run) {
@@ -120,11 +130,13 @@ void abandon_run(const PreparedRun& run) {
   fs::remove_all(run.files.members, ec);
 }
 
-PreparedRun reopen_run(const std::string& folder) {
+PreparedRun reopen_run(const std::string& folder, bool lock) {
   HAN_ASSERT(!folder.empty());
   PreparedRun run;
   run.files = run_files(folder);
   run.resume = true;
+  std::error_code ec;
+  if (lock && fs::is_directory(folder, ec)) run.lock = std::make_shared<RunLock>(folder, "han train --resume");
   if (!holds_interrupted_run(folder))
     throw Error(run.files.checkpoint + ": no checkpoint to resume from (the run finished, or was never interrupted)");
   const nlohmann::json j = nlohmann::json::parse(read_file(run.files.config), nullptr, false);

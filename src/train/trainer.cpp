@@ -145,6 +145,8 @@ TrainingRun::TrainingRun(const Config& cfg, const Corpus& corpus, const TrainOpt
     const std::string vectors = shared ? options.pretrained_vectors : embeddings_file(cfg, files_);
     const std::size_t found = load_pretrained_vectors(model_.params.embedding.table, corpus.vocab, vectors);
     spdlog::info("embeddings: {} of {} vocabulary words found in {}", found, corpus.vocab.size(), vectors);
+    // Not an error: under mpirun only rank 0 reads stdin, and the ranks' start is compared later.
+    if (found == 0) spdlog::warn("embeddings: {} gives no vocabulary word a vector (is it empty?)", vectors);
     if (!train_embeddings_ && cfg.model.freeze_embeddings == Switch::auto_ && cfg.optimizer.embedding_lr_scale > 0)
       spdlog::info("embeddings: kept fixed in training (freeze_embeddings auto: pretrained on data.unlabeled too)");
   }

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <string>
 
 #include "support/paths.h"
@@ -160,7 +161,7 @@ TEST_CASE("Ctrl-C while train reads its data: exit 130, nothing written, an old 
   CHECK(fresh.exit_code == 130);
   CHECK(fresh.out.empty());
   CHECK(last_line(fresh.err) == "han: interrupted while reading the data; nothing was written");
-  CHECK(fs::is_empty(out));
+  CHECK_FALSE(fs::exists(out));  // not even the folder it had made
 
   // With --overwrite, an interruption before the data is read keeps the old run whole.
   dir.write("run/model.han", "old model");
@@ -250,4 +251,52 @@ TEST_CASE("Ctrl-C during ablate: exit 130, finished runs kept, and the same comm
                      dir.file("err2"));
   CHECK(reading.exit_code == 143);
   CHECK(last_line(reading.err) == "han: interrupted while reading the data; nothing was trained");
+}
+
+TEST_CASE("two trainings into one folder: the second is refused, naming the first, and nothing of it is mixed in",
+          "[cli][runs][lock]") {
+  TempDir dir;
+  const std::string train = repeated_data(dir, "data/train.jsonl", 2, "train.jsonl");
+  const std::string out = dir.file("dup"), err = dir.file("first.err");
+  // The first run is held stopped once its epoch 1 began (signal_on_event), and the second
+  // starts then; the first is let go (SIGCONT) once the second has ended.
+  const std::string first = han_cmd(train_args(train, out, " --set trainer.epochs=2 --log-level debug")) + " 2> " + err;
+  const std::string second = han_cmd(train_args(train, out, " --overwrite"));
+  const RunResult r = run(first + " & pid=$!; kill -STOP $pid; for i in $(seq 3000); do grep -qF \"epoch 1 batch 1/\" " + err +
+                          " && break; kill -CONT $pid; sleep 0.02; kill -STOP $pid; done; " + second +
+                          " > second.out 2> second.err; echo $? > second.rc; kill -CONT $pid; wait $pid",
+                          "");
+  INFO(r.err);
+  CHECK(r.exit_code == 0);  // the first run ends as if alone
+  const std::string second_err = slurp(fs::current_path() / "second.err");
+  CHECK(slurp(fs::current_path() / "second.rc") == "2\n");
+  CHECK(std::regex_search(second_err, std::regex("^han: error: " + out + " is in use by han train \\(pid [0-9]+\\): one run "
+                                                 "writes a folder at a time; wait for it to end, or choose another folder\n$")));
+  CHECK(slurp(fs::current_path() / "second.out").empty());
+  // The folder holds the first run alone: its config (2 epochs), its two epochs' metrics, no lock.
+  CHECK(nlohmann::json::parse(slurp(out + "/config.json"))["trainer"]["epochs"] == 2);
+  CHECK(lines_of(slurp(out + "/metrics.jsonl")).size() == 2);
+  CHECK_FALSE(fs::exists(out + "/.han.lock"));
+  for (const char* f : {"second.out", "second.err", "second.rc"}) fs::remove(fs::current_path() / f);
+}
+
+TEST_CASE("a run folder's lock left by a killed run is taken over", "[cli][runs][lock]") {
+  TempDir dir;
+  const std::string train = head_of_data(dir, "data/train.jsonl", 200, "train.jsonl");
+  const std::string out = dir.file("stale");
+  fs::create_directories(out);
+  dir.write("stale/.han.lock", "han train (pid 999999)\n");  // written, but no process holds it
+  const RunResult r = run(han_cmd(train_args(train, out, " --quiet")));
+  INFO(r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(fs::exists(out + "/model.han"));
+  CHECK_FALSE(fs::exists(out + "/.han.lock"));
+}
+
+TEST_CASE("a training refused before it starts leaves no folder behind", "[cli][runs][lock]") {
+  TempDir dir;
+  const std::string out = dir.file("never");
+  const RunResult r = run(han_cmd(train_args(dir.file("missing.jsonl"), out)));
+  CHECK(r.exit_code == 2);
+  CHECK_FALSE(fs::exists(out));
 }

@@ -14,6 +14,8 @@ namespace han::test {
 // The run is held stopped (SIGSTOP) except for 20 ms slices between two polls, so when the
 // event is seen the run is paused right after it: the signal lands in the phase the event
 // names however loaded the machine is (a run can do at most 20 ms of work past its event).
+// The run may be stopped before it even opens its files: an event must not be true of what
+// an earlier run left.
 inline std::string signal_on_event(const std::string& command, const std::string& event, const std::string& signal) {
   return command + " & pid=$!; kill -STOP $pid; for i in $(seq 3000); do " + event +
          " && break; kill -CONT $pid; sleep 0.02; kill -STOP $pid; done; kill -" + signal +
@@ -25,7 +27,10 @@ inline std::string signal_on_event(const std::string& command, const std::string
 // stderr and exit code.
 inline RunResult run_and_signal(const std::string& han_args, const std::string& marker, const std::string& signal,
                                 const std::string& err_file) {
-  return run(signal_on_event(han_cmd(han_args) + " 2> " + err_file, "grep -qF -- \"" + marker + "\" " + err_file, signal) +
+  // Emptied first: the run is stopped before its shell opens the file, and an earlier run's
+  // marker must not be taken for this one's.
+  return run(": > " + err_file + "; " +
+             signal_on_event(han_cmd(han_args) + " 2> " + err_file, "grep -qF -- \"" + marker + "\" " + err_file, signal) +
              "; rc=$?; cat " + err_file + " >&2; exit $rc");
 }
 

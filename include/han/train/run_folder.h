@@ -4,9 +4,11 @@
 // ensemble the members/ folder, train/ensemble.h) and what
 // `han train --resume` reads back. A folder holds
 // the files of one run only: a new run never mixes its files with an earlier one's.
+#include <memory>
 #include <string>
 
 #include "han/core/config.h"
+#include "han/train/run_lock.h"
 
 namespace han {
 
@@ -35,19 +37,24 @@ std::string run_files_held(const std::string& folder);
 // a killed write left of them (model.han.tmp.<pid>, ...); other files stay.
 void remove_run_files(const std::string& folder);
 
-// A run ready to train: its config, its files, and whether it continues a checkpoint.
+// A run ready to train: its config, its files, whether it continues a checkpoint, and the
+// lock that keeps other runs out of its folder while it exists (none on the ranks of an
+// MPI job that do not write).
 struct PreparedRun {
   Config config;
   RunFiles files;
   bool resume = false;
+  std::shared_ptr<RunLock> lock;
 };
 
 // A new run for `folder`, checked but not yet started: data paths made absolute
-// (config.json then stays valid from any folder, for --resume and reruns). A folder that
-// holds a run is refused (han::Error naming it; for an interrupted run, with the resume
-// command) unless `overwrite`. Creates the folder (an unusable one is reported before the
-// data is read) but writes no file in it.
-PreparedRun plan_run(Config cfg, const std::string& folder, bool overwrite);
+// (config.json then stays valid from any folder, for --resume and reruns). With `lock`,
+// the folder is locked first (RunLock: a folder another run is using is refused). A
+// folder that holds a run is refused (han::Error naming it; for an interrupted run, with
+// the resume command) unless `overwrite`. Creates the folder (an unusable one is reported
+// before the data is read; one it made is removed again when refused) but writes no file
+// in it besides the lock.
+PreparedRun plan_run(Config cfg, const std::string& folder, bool overwrite, bool lock = true);
 
 // Starts a planned run once its data is read and its vectors pretrained (an error or
 // interruption before leaves the folder as it was): removes the files of the run it held
@@ -65,6 +72,7 @@ bool holds_interrupted_run(const std::string& folder);
 
 // An interrupted run to continue (holds_interrupted_run); the config is the one
 // DIR/config.json holds.
-PreparedRun reopen_run(const std::string& folder);
+// With `lock`, the folder is locked first, as by plan_run.
+PreparedRun reopen_run(const std::string& folder, bool lock = true);
 
 }  // namespace han
