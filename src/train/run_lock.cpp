@@ -56,6 +56,8 @@ bool still_at(int fd, const std::string& path) {
 
 RunLock::RunLock(const std::string& folder, const std::string& holder, bool made_folder)
     : folder_(folder), path_(folder + "/" + kFileName), made_folder_(made_folder) {
+  // This process holds it already (a run reopened while planned): the outer lock stands.
+  if (g_holding.load() && path_ == g_held.lock) return;
   for (;;) {
     fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (fd_ < 0) throw Error("cannot lock " + folder + ": cannot open " + path_ + ": " + std::strerror(errno), 1);

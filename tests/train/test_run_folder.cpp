@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <iterator>
 #include <nlohmann/json.hpp>
 
 #include "han/core/error.h"
@@ -58,7 +59,10 @@ TEST_CASE("a new run makes data paths absolute, creates its folder and writes co
   const std::string folder = dir.file("a/b/run");
   const PreparedRun run = plan_run(cfg, folder, false);
   REQUIRE(std::filesystem::is_directory(folder));
-  CHECK(std::filesystem::is_empty(folder));  // planning writes no file
+  // Planning writes no run file: the folder holds the run's lock alone.
+  const auto entries = std::distance(std::filesystem::directory_iterator(folder), std::filesystem::directory_iterator());
+  CHECK(entries == 1);
+  CHECK(std::filesystem::exists(folder + "/" + han::RunLock::kFileName));
   begin_run(run);
   CHECK_FALSE(run.resume);
   CHECK(std::filesystem::path(run.config.data.train).is_absolute());

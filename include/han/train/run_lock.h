@@ -10,7 +10,8 @@ namespace han {
 class RunLock {
  public:
   // Locks `folder` (which exists) for `holder` ("han train"), or throws han::Error
-  // "FOLDER is in use by han train (pid N)...". `made_folder`: the run made the folder, and
+  // "FOLDER is in use by han train (pid N)...". A folder this process holds already is
+  // not locked twice: the lock taken first stands until it is released. `made_folder`: the run made the folder, and
   // removes it again at the end if it is still empty (a run that failed before writing).
   RunLock(const std::string& folder, const std::string& holder, bool made_folder = false);
   ~RunLock();  // removes the lock file, then unlocks (and the folder it made, if empty)
