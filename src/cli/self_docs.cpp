@@ -63,8 +63,10 @@ std::string man_page(const CLI::App& app) {
     // The verb's --help text opens with its description.
     out += ".SS han " + verb->get_name() + "\n.nf\n" + roff_block(verb->help("han")) + ".fi\n";
   }
-  out += ".SH EXIT STATUS\n0 success; 1 an I/O fault (disk full, unreadable file); 2 bad input or usage;\n"
-         "130 or 143 interrupted by SIGINT or SIGTERM (train and ablate say how to resume).\n";
+  // The same table as docs/commands.md, "Exit codes".
+  out += ".SH EXIT STATUS\n0 success; 2 bad usage, config or input (the one-line message names the file, line or "
+         "key); 1 any other failure: I/O, a diverging run; 130 or 143 train, ablate or embed stopped by SIGINT or "
+         "SIGTERM, after one line saying what was kept and how to continue.\n";
   out += ".SH VERSION\n" + roff_line(version_line(false)) + "\n";
   out += ".SH CONFIGURATION\nA config file (han train --config FILE) is a JSON object of sections; "
          "--set SECTION.KEY=VALUE sets one key. han help config prints these keys, han help config KEY one of them.\n" +

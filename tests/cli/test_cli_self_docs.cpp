@@ -181,3 +181,15 @@ TEST_CASE("docs/configuration.md's key table is what han help config --markdown 
   INFO("regenerate the table with: build/han help config --markdown");
   CHECK(page.substr(b + begin.size(), e - b - begin.size()) == table.out);
 }
+
+TEST_CASE("the man page's exit status says what docs/commands.md's exit codes say", "[self_docs]") {
+  const RunResult man = run(han_cmd("--man"));
+  REQUIRE(man.exit_code == 0);
+  std::ifstream in(han::test::source_path("docs/commands.md"));
+  const std::string page((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  for (const std::string& meaning : {"bad usage, config or input", "any other failure: I/O, a diverging run"}) {
+    INFO(meaning);
+    CHECK(page.find(meaning) != std::string::npos);
+    CHECK(man.out.find(meaning) != std::string::npos);
+  }
+}
