@@ -74,7 +74,7 @@ double cosine(const Matrix& m, Index a, Index b) {
 
 }  // namespace
 
-TEST_CASE("one skip-gram step is a gradient step on log σ(u·v) + Σ log σ(−u·n)", "[embed]") {
+TEST_CASE("one skip-gram step is a gradient step on log σ(u·v) + Σ log σ(−u·n)", "[embed][gradcheck]") {
   const int dim = 7, count = 4;  // the observed word and three noise words
   Rng rng(3);
   Matrix uv(dim, count + 1);

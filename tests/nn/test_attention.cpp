@@ -77,8 +77,9 @@ TEST_CASE("attention layer gradients with padded positions, every mode and pooli
       DYNAMIC_SECTION(to_string(mode) << " / " << to_string(pooling)) {
         AttentionParams p = attention_init(D, A, rng);
         p.b = random_matrix(A, 1, rng, 0.5);  // non-zero b: padded scores depend on it
+        p.ctx = random_matrix(A, 1, rng);     // +-1, not +-0.1: weights far from uniform
         Matrix h = random_matrix(D, T, rng);
-        const Matrix R = random_matrix(D, mask.cols(), rng);
+        const Matrix R = random_matrix(D, mask.cols(), rng, 4.0);  // +-4: b's median gradient ~0.09
         auto loss = [&] {
           AttentionCache c;
           return projected(attention_forward(p, h, mask, mode, pooling, c), R);

@@ -12,11 +12,14 @@
 #include "han/nn/parameters.h"
 #include "han/nn/regression_loss.h"
 #include "han/text/class_weights.h"
+#include "nn/gradcheck_han.h"
 #include "support/documents.h"
 #include "support/gradcheck.h"
 
 using namespace han;
 using han::test::check_gradient;
+using han::test::kHanLossScale;
+using han::test::kHanStep;
 using han::test::random_matrix;
 
 namespace {
@@ -32,19 +35,22 @@ ModelConfig small_config() {
   return cfg;
 }
 
-// Every parameter's gradient through the head's loss, against finite differences.
+// Every parameter's gradient through the head's loss (kHanLossScale x the batch mean),
+// against finite differences.
 void check_model_gradients(const OutputHead& head, const LossConfig& loss_config, const Batch& batch, Index outputs) {
   ModelConfig cfg = small_config();
   cfg.bag = Bag::words;  // the bag-of-words term feeds each head's logits too
   Rng rng(5);
   HanParams p = han_init(cfg, 12, outputs, rng);
+  han::test::widen_for_gradcheck(p, rng);
   fill_uniform(p.bag.W, -1, 1, rng);
+  const double scale = kHanLossScale / static_cast<double>(batch.size());
   auto loss = [&](Matrix* d_logits, HanCache& c) {
     const Matrix logits = han_forward(p, cfg, batch, nullptr, c);
     Matrix d;
-    const double l = head_loss(head, loss_config, logits, batch, 1.0, d);
+    const double l = head_loss(head, loss_config, logits, batch, scale, d);
     if (d_logits) *d_logits = d;
-    return l;
+    return l * scale;
   };
   HanCache c;
   Matrix d_logits;
@@ -56,7 +62,7 @@ void check_model_gradients(const OutputHead& head, const LossConfig& loss_config
     check_gradient(r.name, *r.value, *r.grad, [&] {
       HanCache c2;
       return loss(nullptr, c2);
-    });
+    }, 24, kHanStep);
   }
 }
 
