@@ -34,6 +34,7 @@ struct AblateArgs {
   std::vector<std::string> masks = enum_names<MaskMode>();
   std::vector<std::string> batchings = enum_names<BatchStrategy>();
   bool overwrite = false;
+  bool with_member = false;
   LogOptions log;
 };
 
@@ -61,9 +62,21 @@ AblationOptions ablation_options(const AblateArgs& a, const Config& cfg) {
   throw CommandExit{stop_exit_code()};
 }
 
+// The variants are the HAN's own: the linear member, the same in every variant, would
+// narrow their differences (at a share of 0.95 it hides them), so it is blended in only
+// when asked for.
+// `left_out` is set when the config had the member on.
+Config ablated_config(const AblateArgs& a, bool& left_out) {
+  Config cfg = load_config_file(a.config, a.overrides);
+  left_out = cfg.model.linear_member && !a.with_member;
+  cfg.model.linear_member = a.with_member;
+  return cfg;
+}
+
 void run_ablate(AblateArgs& a) {
   setup_logging(a.log);
-  const Config cfg = load_config_file(a.config, a.overrides);
+  bool member_left_out = false;
+  const Config cfg = ablated_config(a, member_left_out);
   if (cfg.trainer.ensemble > 1)
     throw han::Error("trainer.ensemble: han ablate trains one model per variant and seed (its own --seeds) and does "
                      "not ensemble them; set trainer.ensemble to 1");
@@ -79,6 +92,9 @@ void run_ablate(AblateArgs& a) {
   embeddings_file(cfg, run_files(""));  // the same for "pretrain", which needs han train's run folder
   if (!cfg.trainer.init.empty())
     throw han::Error("trainer.init: han ablate trains every variant from scratch; start from a model with han train --init");
+  if (member_left_out)
+    spdlog::info("ablate compares the HAN variants alone: the linear member (model.linear_member) is left out; "
+                 "--with-member blends it into every variant, as han predict does");
   stop_at_once("interrupted while reading the data; nothing was trained");
   const Corpus corpus = load_corpus(cfg);
   stop_gracefully();
@@ -115,6 +131,9 @@ void add_ablate_command(CLI::App& app) {
   cmd->add_option("--batching", args->batchings, "Batching strategies to compare")
       ->default_str(join_names(enum_names<BatchStrategy>()))
       ->delimiter(',')->check(CLI::IsMember(enum_names<BatchStrategy>()));
+  cmd->add_flag("--with-member", args->with_member,
+                "Blend the linear member into every variant, as han predict does (it is the same in every variant, "
+                "so it narrows their differences; left out by default)");
   add_log_options(*cmd, args->log);
   cmd->callback([args] { run_ablate(*args); });
 }

@@ -258,18 +258,16 @@ json ablation_config(const std::string& fingerprint) {
   return j;
 }
 
-// A run file stored for another config; `without_member`: the runs' config is this one
-// but for the linear member, on by default since, which that config (written before) lacks.
+// A run file stored for another config; `member_differs`: the runs' config is this one but
+// for the linear member (han ablate blends it in only with --with-member).
 struct ForeignRun {
   std::string file;  // "" when there is none
-  bool without_member = false;
+  bool member_differs = false;
 };
 
-bool differs_only_by_member(const json& stored, json own) {
-  if (!own.contains("model") || !own["model"].contains("linear_member") || own["model"]["linear_member"] != true)
-    return false;
-  own["model"].erase("linear_member");
-  return stored == own;
+json without_member(json config) {
+  if (config.contains("model")) config["model"].erase("linear_member"), config["model"].erase("linear_weight");
+  return config;
 }
 
 // The first run file in runs_dir stored for another config (broken ones do not count:
@@ -284,7 +282,7 @@ ForeignRun foreign_run(const fs::path& runs_dir, const Config& base) {
   for (const fs::path& file : files) {
     try {
       const json stored = ablation_config(json::parse(read_file(file.string())).at("fingerprint").get<std::string>());
-      if (!stored.is_null() && stored != own) return {file.string(), differs_only_by_member(stored, own)};
+      if (!stored.is_null() && stored != own) return {file.string(), without_member(stored) == without_member(own)};
     } catch (const std::exception&) {
       // unreadable: trained again
     }
@@ -311,10 +309,11 @@ void check_ablation_folder(const Config& base, const AblationOptions& options) {
   if (!held.empty())
     throw Error(dir + " holds a training run (" + held + "); pass --overwrite to replace it with this ablation");
   const ForeignRun foreign = foreign_run(fs::path(dir) / "runs", base);
-  if (foreign.without_member)
-    throw Error(dir + " holds an ablation trained without the linear member (" + foreign.file +
-                "), which is on by default since: add --set model.linear_member=false to continue it, or pass "
-                "--overwrite to replace it");
+  if (foreign.member_differs)
+    throw Error(dir + " holds an ablation " +
+                (base.model.linear_member ? "of the HAN variants alone (" + foreign.file + "): drop --with-member"
+                                          : "with the linear member blended in (" + foreign.file + "): add --with-member") +
+                " to continue it, or pass --overwrite to replace it");
   if (!foreign.file.empty())
     throw Error(dir + " holds an ablation of another config (" + foreign.file +
                 "); finished runs are re-used only for the same config: pass --overwrite to replace it");

@@ -4,6 +4,7 @@
 
 #include "han/core/select_metric.h"
 #include "han/core/text_table.h"
+#include "han/study/ablation_verdict.h"
 
 namespace han {
 namespace {
@@ -79,12 +80,22 @@ std::string markdown_row(const std::vector<std::string>& cells) {
 
 }  // namespace
 
-std::string ablation_table(const AblationResult& a) { return text_table(table_rows(a)); }
+std::string ablation_table(const AblationResult& a) {
+  std::string out = text_table(table_rows(a)) + "\n";
+  for (const std::string& line : ablation_verdict(a)) out += "verdict: " + line + "\n";
+  out += "\n";
+  for (const std::string& line : ablation_legend(a.config.model.task)) out += "  " + line + "\n";
+  return out;
+}
 
 std::string ablation_markdown(const AblationResult& a) {
   const std::vector<std::vector<std::string>> rows = table_rows(a);
   std::string out = markdown_row(rows[0]) + markdown_row(std::vector<std::string>(rows[0].size(), "---"));
   for (std::size_t i = 1; i < rows.size(); ++i) out += markdown_row(rows[i]);
+  out += "\n**Verdict**\n\n";
+  for (const std::string& line : ablation_verdict(a)) out += "- " + line + "\n";
+  out += "\n**Legend**\n\n";
+  for (const std::string& line : ablation_legend(a.config.model.task)) out += "- " + line + "\n";
   return out;
 }
 

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "han/study/ablation_table.h"
+#include "han/study/ablation_verdict.h"
 #include "han/core/number_text.h"
 #include "han/core/select_metric.h"
 #include "han/study/html.h"
@@ -189,20 +190,17 @@ std::string examples(const AblationResult& a) {
 std::string ablation_report_html(const AblationResult& a) {
   const std::string& split = a.evaluated_on;
   const SelectMetric main = AblationMetrics::of(a.config.model.task).main;
-  const std::string better = lower_is_better(main) ? "a lower " : "a higher ";
   std::string body = "<h1>han ablate: does masking padding help?</h1>";
   body += "<p>Data: " + std::to_string(a.train_documents) + " train / " + std::to_string(a.dev_documents) + " dev / " +
           std::to_string(a.test_documents) + " test documents (model.task " + to_string(a.config.model.task) +
-          "). Scores are measured on " + split +
-          ", with batches padded as in training. Δ is the paired difference (variant − renorm) against renorm with the "
-          "same batching and seed (95 % t interval over seeds); wins count seeds where the variant beats renorm (" +
-          better + metric_label(main) + "). With one seed the sd and the interval are undefined (n/a).</p>";
-  body += "<h2>Figures</h2>" + figures_table(a);
-  body += "<p class=\"legend\">w/s: word / sentence level. Pad mass: mean total attention weight on padded positions "
-          "per real sentence (word level) and per document (sentence level), on dev. Padding: fraction of padded slots "
-          "in the training batches. Invar.: invariance error, the largest change of a dev document's probabilities "
-          "alone vs. in a padded batch with the longest dev documents (regression: of its number). Best: epochs to "
-          "the best dev " + metric_label(main) + " (mean over seeds).</p>";
+          "). Scores are measured on " + split + ", with batches padded as in training; " +
+          (lower_is_better(main) ? "a lower " : "a higher ") + metric_label(main) + " is better.</p>";
+  body += "<h2>Verdict</h2><ul>";
+  for (const std::string& line : ablation_verdict(a)) body += "<li>" + html_escape(line) + "</li>";
+  body += "</ul><h2>Figures</h2>" + figures_table(a);
+  body += "<ul class=\"legend\">";
+  for (const std::string& line : ablation_legend(a.config.model.task)) body += "<li>" + html_escape(line) + "</li>";
+  body += "</ul>";
   body += "<h2>Learning curves</h2><p class=\"legend\">Variants with identical curves (renorm and additive "
           "usually are) overlap.</p>" + learning_curves(a.variants, main);
   body += "<h2>" + metric_label(main) + " over seeds</h2>" + score_bars(a.variants, split, main);

@@ -537,9 +537,20 @@ TEST_CASE("ablate with one seed: sd and interval are null and n/a, the table lin
       CHECK(v["vs_renorm"]["mean_diff"].is_number());
     }
   }
-  // The table: a header and a line per variant, every column starting at the same place.
+  // The table: a header and a line per variant, every column starting at the same place;
+  // then a verdict line per variant against renorm, and the legend.
   const auto lines = lines_of(r.out);
-  REQUIRE(lines.size() == 5);
+  REQUIRE(lines.size() == 4 + 1 + 2 + 1 + 6 + 1);
+  CHECK(lines[4].empty());
+  CHECK(lines[5].rfind("verdict: with bucket batching, none ", 0) == 0);
+  CHECK(lines[6].rfind("verdict: with bucket batching, additive ", 0) == 0);
+  for (int i = 5; i < 7; ++i) {
+    INFO(lines[i]);  // one seed: no interval, so no claim of better or worse
+    CHECK((lines[i].find("from one seed, which cannot tell them apart") != std::string::npos ||
+           lines[i].find("(1 of 1 tied)") != std::string::npos));
+  }
+  CHECK(lines[8].rfind("  Δ: the paired difference", 0) == 0);
+  CHECK(lines[10].rfind("  padding w/s: ", 0) == 0);
   CHECK(lines[0].find("acc (dev)") != std::string::npos);
   CHECK(r.out.find("± 0.0000") == std::string::npos);
   CHECK(r.out.find("[0, 0]") == std::string::npos);

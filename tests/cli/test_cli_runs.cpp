@@ -15,6 +15,7 @@
 
 using namespace han::test;
 namespace fs = std::filesystem;
+using nlohmann::json;
 
 namespace {
 
@@ -129,7 +130,7 @@ TEST_CASE("ablate refuses a folder holding a training run or another config's ab
   CHECK_FALSE(fs::exists(out + "/runs/renorm-bucket-seed2.json"));  // the old config's runs are gone
 }
 
-TEST_CASE("ablate on a folder from before the linear member was the default says how to continue it",
+TEST_CASE("ablate leaves the linear member out unless --with-member, and continues a folder only with the same choice",
           "[cli][runs][ablate][linear_member]") {
   const TempDir dir;
   const std::string data = head_of_data(dir, "data/train.jsonl", 200, "small.jsonl");
@@ -137,18 +138,31 @@ TEST_CASE("ablate on a folder from before the linear member was the default says
   const std::string args = "ablate --config " + source_path("configs/quickstart.json") + " --set data.train=" + data +
                            " --set data.test= --set trainer.epochs=1 --batching bucket --masks renorm --seeds 1" +
                            kTinyModel + " --output " + out;
-  // The member off: stored as every ablation was before, without the key.
-  const std::string off = " --set model.linear_member=false";
-  const RunResult before = run(han_cmd(args + off));
-  INFO(before.err);
-  REQUIRE(before.exit_code == 0);
-  check_refused(run(han_cmd(args)), "han: error: " + out + " holds an ablation trained without the linear member (" +
-                                        out + "/runs/renorm-bucket-seed1.json), which is on by default since: add "
-                                        "--set model.linear_member=false to continue it, or pass --overwrite to replace it");
-  const RunResult continued = run(han_cmd(args + off));
-  INFO(continued.err);
-  REQUIRE(continued.exit_code == 0);
-  CHECK(continued.err.find("re-using " + out + "/runs/renorm-bucket-seed1.json") != std::string::npos);
+  const RunResult alone = run(han_cmd(args));
+  INFO(alone.err);
+  REQUIRE(alone.exit_code == 0);
+  CHECK(alone.err.find("ablate compares the HAN variants alone: the linear member (model.linear_member) is left "
+                       "out; --with-member blends it into every variant") != std::string::npos);
+  const std::string run_file = out + "/runs/renorm-bucket-seed1.json";
+  CHECK(json::parse(slurp(out + "/ablation.json"))["config"]["model"].value("linear_member", false) == false);
+  CHECK(alone.out.find("blended") == std::string::npos);
+  // As every ablation was stored before the member existed: such a folder is continued as it is.
+  const RunResult off = run(han_cmd(args + " --set model.linear_member=false"));
+  REQUIRE(off.exit_code == 0);
+  CHECK(off.err.find("re-using " + run_file) != std::string::npos);
+
+  check_refused(run(han_cmd(args + " --with-member")),
+                "han: error: " + out + " holds an ablation of the HAN variants alone (" + run_file +
+                    "): drop --with-member to continue it, or pass --overwrite to replace it");
+  const RunResult with = run(han_cmd(args + " --with-member --overwrite"));
+  INFO(with.err);
+  REQUIRE(with.exit_code == 0);
+  CHECK(with.err.find("left out") == std::string::npos);
+  CHECK(json::parse(slurp(out + "/ablation.json"))["config"]["model"]["linear_member"] == true);
+  CHECK(with.out.find("verdict: the linear member is blended into every variant (--with-member)") != std::string::npos);
+  check_refused(run(han_cmd(args)), "han: error: " + out + " holds an ablation with the linear member blended in (" +
+                                        run_file + "): add --with-member to continue it, or pass --overwrite to "
+                                        "replace it");
 }
 
 TEST_CASE("Ctrl-C while train reads its data: exit 130, nothing written, an old run left as it was",

@@ -74,11 +74,11 @@ json variant_of(const json& ablation, const std::string& mask) {
 }
 
 // han train on the same config as the ablation's renorm run of seed 1 (its metrics.jsonl
-// is in `output`), uncalibrated as the ablation's models are.
+// is in `output`), uncalibrated and without the linear member as the ablation's models are.
 json renorm_run(const std::string& config, const std::string& output) {
   const RunResult r = run(han_cmd("train --quiet --config " + config + " --output " + output +
                                   " --set trainer.epochs=3 --set model.mask=renorm --set batching.strategy=bucket"
-                                  " --set trainer.calibrate=false"));
+                                  " --set trainer.calibrate=false --set model.linear_member=false"));
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   return json::parse(r.out);
@@ -308,7 +308,9 @@ TEST_CASE("ablate a regression model: RMSE, lower is better, and an interrupted 
   check_scores_are_the_tasks(renorm, "rmse", renorm_run(config, run_dir), run_dir);
   CHECK(slurp(out + "/report.html").find("a lower RMSE") != std::string::npos);
   const std::vector<std::string> markdown = lines_of(slurp(out + "/report.md"));
-  REQUIRE(markdown.size() == 4);  // header, rule, none, renorm
+  REQUIRE(markdown.size() > 5);
+  CHECK(markdown[4].empty());  // header, rule, none, renorm; then the verdict
+  CHECK(markdown[5] == "**Verdict**");
   CHECK(markdown[0].rfind("| mask | batching | RMSE (test) | MAE | ΔRMSE vs renorm [95% CI] | wins (lower) |", 0) == 0);
 
   // A run lost (as when the ablation was stopped during it) is trained again; the others are

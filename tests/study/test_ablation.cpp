@@ -9,6 +9,8 @@
 #include "han/core/config.h"
 #include "han/study/ablation_results.h"
 #include "han/study/ablation_table.h"
+#include "han/study/ablation_verdict.h"
+#include "han/study/html.h"
 #include "han/study/report.h"
 #include "support/paths.h"
 #include "support/run.h"
@@ -148,13 +150,25 @@ TEST_CASE("the terminal table, report.html and report.md show the same columns a
   a.variants = {variant(MaskMode::none, {0.8, 0.9}), variant(MaskMode::renorm, {0.75, 0.8})};
   a.variants[0].vs_renorm =
       PairedComparison::of(paired_difference({0.8, 0.9}, {0.75, 0.8}), paired_difference({0.8, 0.9}, {0.75, 0.8}));
-  const std::string table = ablation_table(a);
+  const std::string printed = ablation_table(a);
+  const std::string table = printed.substr(0, printed.find("\n\n") + 1);  // then the verdict and legend
   const std::string html = ablation_report_html(a);
-  const auto markdown = lines_of(ablation_markdown(a));
+  const std::string md = ablation_markdown(a);
+  const auto markdown = lines_of(md.substr(0, md.find("\n\n") + 1));
   const auto lines = lines_of(table);
   REQUIRE(markdown.size() == 4);
   CHECK(markdown[1].rfind("| --- | --- |", 0) == 0);
   REQUIRE(lines.size() == 3);
+  for (const std::string& line : ablation_verdict(a)) {
+    CHECK(printed.find("verdict: " + line + "\n") != std::string::npos);
+    CHECK(md.find("- " + line + "\n") != std::string::npos);
+    CHECK(html.find("<li>" + html_escape(line) + "</li>") != std::string::npos);
+  }
+  for (const std::string& line : ablation_legend(Task::single)) {
+    CHECK(printed.find("  " + line + "\n") != std::string::npos);
+    CHECK(md.find("- " + line + "\n") != std::string::npos);
+    CHECK(html.find("<li>" + html_escape(line) + "</li>") != std::string::npos);
+  }
   const std::vector<AblationColumn> columns = ablation_columns("test");
   for (const AblationColumn& c : columns) {
     INFO(c.header);
@@ -230,4 +244,41 @@ TEST_CASE("a run's scores are the task's headline scores but the loss, undefined
   CHECK(back.to_json() == j);
   CHECK_THROWS(SplitScores::from_json(json::object()));
   CHECK_THROWS(SplitScores::from_json(json{{"rmse", "low"}}));
+}
+
+TEST_CASE("the verdict says better, worse, no measurable difference, tied or too few seeds, as the interval does",
+          "[ablation]") {
+  AblationResult a;
+  a.config.model.linear_member = false;
+  a.evaluated_on = "test";
+  auto against_renorm = [](MaskMode mask, const std::vector<double>& own, const std::vector<double>& renorm) {
+    AblationVariant v = variant(mask, own);
+    v.vs_renorm = PairedComparison::of(paired_difference(own, renorm), paired_difference(own, renorm));
+    return v;
+  };
+  a.variants = {against_renorm(MaskMode::none, {0.70, 0.71, 0.72}, {0.80, 0.80, 0.81}),
+                against_renorm(MaskMode::additive, {0.80, 0.80, 0.81}, {0.80, 0.80, 0.81}),
+                against_renorm(MaskMode::none, {0.81, 0.79, 0.82}, {0.80, 0.80, 0.81}),
+                against_renorm(MaskMode::none, {0.90}, {0.80}), variant(MaskMode::renorm, {0.80, 0.80, 0.81})};
+  const std::vector<std::string> verdict = ablation_verdict(a);
+  REQUIRE(verdict.size() == 4);
+  CHECK(verdict[0] == "with random batching, none does worse than renorm: Δacc -0.0933 [-0.1077, -0.0790], 0 of 3 seeds won");
+  CHECK(verdict[1] == "with random batching, additive and renorm score the same acc on every seed (3 of 3 tied)");
+  CHECK(verdict[2].rfind("with random batching, none and renorm do not differ measurably: Δacc +0.0033 [", 0) == 0);
+  CHECK(verdict[2].find("], the 95 % interval holds 0") != std::string::npos);
+  CHECK(verdict[3] == "with random batching, none vs renorm: Δacc +0.1000 from one seed, which cannot tell them apart; "
+                      "run 3 or more seeds (-n)");
+
+  // An error (lower is better): a lower RMSE than renorm's is better.
+  a.config.model.task = Task::regression;
+  a.variants = {against_renorm(MaskMode::none, {0.50, 0.51, 0.52}, {0.60, 0.60, 0.61})};
+  CHECK(ablation_verdict(a)[0].rfind("with random batching, none does better than renorm: ΔRMSE -0.0933", 0) == 0);
+
+  a.variants = {variant(MaskMode::none, {0.8}), variant(MaskMode::additive, {0.8})};
+  a.config.model.linear_member = true;
+  CHECK(ablation_verdict(a) ==
+        std::vector<std::string>{"renorm is not among the variants (--masks), and each variant is compared with "
+                                 "renorm: nothing to compare",
+                                 "the linear member is blended into every variant (--with-member): it is the same in "
+                                 "every variant, so it narrows their differences"});
 }

@@ -18,10 +18,11 @@ struct AblationColumn {
 // header names the split it was measured on, the wins' says "lower" when lower is better.
 std::vector<AblationColumn> ablation_columns(const std::string& evaluated_on, Task task = Task::single);
 
-// The table printed on stdout: a header line and a line per variant, columns aligned.
+// What han ablate prints on stdout: the table (a header line and a line per variant,
+// columns aligned), its verdict lines and its legend (study/ablation_verdict.h).
 std::string ablation_table(const AblationResult& ablation);
 
-// The same table in Markdown (report.md): a header row, its rule and a row per variant.
+// The same in Markdown (report.md): the table, then the verdict and the legend as lists.
 std::string ablation_markdown(const AblationResult& ablation);
 
 }  // namespace han
