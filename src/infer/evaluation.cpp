@@ -54,7 +54,9 @@ TaskScores score_answers(const OutputHead& head, const Matrix& answers, const Do
     for (const DocumentView d : docs) gold.push_back(d.target);
     for (Index i = 0; i < answers.cols(); ++i) predicted.push_back(answers(0, i));
     s.regression = compute_regression_metrics(gold, predicted, head.scale.seen);
-    s.loss = s.regression.rmse * s.regression.rmse;
+    // In the units of the training loss: the model learns the targets standardised.
+    const double rmse = head.scale.sd > 0 ? s.regression.rmse / head.scale.sd : s.regression.rmse;
+    s.loss = rmse * rmse;
   }
   return s;
 }

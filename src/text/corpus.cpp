@@ -222,7 +222,9 @@ Corpus load_corpus(const Config& given, const std::vector<std::string>& vector_w
   apply_class_weights(class_weights(given.loss.class_weights, corpus.labels, corpus.train), corpus.train);
   const std::string answers =
       given.model.task == Task::regression
-          ? fmt::format("targets of mean {:.4g} and sd {:.4g}", corpus.targets.mean, corpus.targets.sd)
+          ? fmt::format("targets of mean {:.4g} and sd {:.4g} (losses are on standardised targets, (target - "
+                        "mean) / sd; RMSE and MAE are in target units)",
+                        corpus.targets.mean, corpus.targets.sd)
           : std::to_string(corpus.labels.size()) + " labels";
   spdlog::info("corpus: {} train / {} dev / {} test documents, {}, vocabulary {} (of {} distinct words)",
                corpus.train.size(), corpus.dev.size(), corpus.test.size(), answers, corpus.vocab.size(),

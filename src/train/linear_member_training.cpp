@@ -50,12 +50,15 @@ double linear_member_loss(const LinearMemberParams& p, const OutputHead& head, c
   return sum;
 }
 
-// The mean dev loss, in batches of `batch_size`.
+// The mean dev loss, in batches of `batch_size`. Regression scores dev by squared error
+// (on standardised targets, as the HAN's dev loss is), whatever loss.regression trains.
 double dev_loss(const LinearMemberParams& p, const OutputHead& head, const LossConfig& loss, const Documents& dev,
                 Index batch_size) {
+  LossConfig scoring = loss;
+  scoring.regression = RegressionLoss::mse;
   double sum = 0;
   for (const Indices& batch : cut_into_batches(in_order(dev.size()), batch_size))
-    sum += linear_member_loss(p, head, loss, dev, batch, 0.0, nullptr);
+    sum += linear_member_loss(p, head, scoring, dev, batch, 0.0, nullptr);
   return sum / static_cast<double>(dev.size());
 }
 

@@ -231,6 +231,24 @@ TEST_CASE("regression: a tiny rating set learned end to end, and predict prints 
   CHECK(info["task"] == "regression");
   CHECK(info["head"]["target_mean"].get<double>() > 1);
   CHECK(info["head"]["seen_targets"] == json{1, 2, 3, 4, 5});
+  // One unit for every loss: the training loss's, on targets standardised by the training
+  // set's sd. Dev and test losses are the squared error in those units, for the HAN alone
+  // (each epoch), the linear member and the blend.
+  const double train_sd = info["head"]["target_sd"].get<double>();
+  auto standardised_mse = [&](const json& rmse) { return std::pow(rmse.get<double>() / train_sd, 2); };
+  for (const std::string& line : lines_of(slurp(run_dir + "/metrics.jsonl"))) {
+    const json m = json::parse(line);
+    CHECK(m["dev_loss"].get<double>() == Approx(standardised_mse(m["dev_rmse"])).epsilon(1e-6));
+  }
+  CHECK(summary["dev_loss"].get<double>() == Approx(standardised_mse(summary["dev_rmse"])).epsilon(1e-6));
+  CHECK(summary["test"]["loss"].get<double>() == Approx(standardised_mse(summary["test"]["rmse"])).epsilon(1e-6));
+  CHECK(e["loss"].get<double>() == Approx(standardised_mse(e["rmse"])).epsilon(1e-5));
+  const double member = summary["linear_member"]["dev_loss"].get<double>(), blend = summary["dev_loss"].get<double>();
+  CHECK(member > 0.5 * blend);  // both in one unit: the member alone a little worse than the blend,
+  CHECK(member < 3 * blend);    // not apart by the targets' variance
+  CHECK(run(han_cmd("train --config " + cfg + " --output " + run_dir + "2 --set trainer.epochs=1")).err.find(
+            "targets of mean 2.99 and sd 1.404 (losses are on standardised targets, (target - mean) / sd; RMSE and MAE "
+            "are in target units)") != std::string::npos);
   const RunResult threshold = run(han_cmd("predict --threshold 0.3 --model " + model), "x\n");
   CHECK(threshold.exit_code == 2);
   CHECK(threshold.err.find("--threshold: applies to single-label and multi-label models") != std::string::npos);
