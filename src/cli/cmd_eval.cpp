@@ -16,6 +16,7 @@
 #include "han/text/dataset.h"
 #include "han/text/encoding.h"
 #include "han/core/error.h"
+#include "han/core/json_text.h"
 #include "han/core/number_text.h"
 #include "han/infer/evaluation.h"
 #include "logging.h"
@@ -55,6 +56,22 @@ bool json_output(const EvalArgs& a) {
   return a.json || a.format == "json";
 }
 
+// The gold labels of the documents whose every label the model knows (indices below
+// `known`), and those documents' columns of `logits`: calibration is measured on them.
+LabelSets known_only(const LabelSets& gold, std::size_t known, const Matrix& logits, Matrix& kept) {
+  LabelSets out;
+  std::vector<Index> columns;
+  for (std::size_t i = 0; i < gold.size(); ++i) {
+    if (std::any_of(gold[i].begin(), gold[i].end(), [&](std::int32_t l) { return l >= static_cast<std::int32_t>(known); }))
+      continue;
+    out.push_back(gold[i]);
+    columns.push_back(static_cast<Index>(i));
+  }
+  kept.resize(logits.rows(), static_cast<Index>(columns.size()));
+  for (std::size_t k = 0; k < columns.size(); ++k) kept.col(static_cast<Index>(k)) = logits.col(columns[k]);
+  return out;
+}
+
 // The model's answers on docs and, for a classifying model, how calibrated they are (from
 // its logits, with and without its temperature; an ensemble's logits are the log of its
 // members' mean probabilities).
@@ -67,8 +84,28 @@ Matrix score_documents(const Classifier& c, const Documents& docs, const EvalArg
   predictor.on_progress(progress);
   const Matrix out = predictor.predict(docs, a.batch_size);
   if (task == Task::regression) return out;
-  calibration = calibration_scores(c.head, out, gold_label_sets(task, docs)).to_json();
+  Matrix known_logits;
+  const LabelSets known = known_only(gold_label_sets(task, docs), c.labels.size(), out, known_logits);
+  if (!known.empty()) calibration = calibration_scores(c.head, known_logits, known).to_json();
   return head_answers(c.head, out);  // (an ensemble's: softmax(log mean / T), as it predicts)
+}
+
+// Labels the data has and the model does not: a row of probability 0 each (never
+// answered, so every document with one counts as an error), and one warning line.
+void add_extra_labels(const ExtraLabels& extra, const EvalArgs& a, std::size_t documents, Matrix& answers,
+                      OutputHead& head, std::vector<std::string>& labels) {
+  if (extra.names.empty()) return;
+  std::string named;
+  for (std::size_t k = 0; k < extra.names.size() && k < 5; ++k)
+    named += (k ? ", " : "") + quote_excerpt(extra.names[k]) + " " + std::to_string(extra.documents[k]);
+  if (extra.names.size() > 5) named += ", ... (" + std::to_string(extra.names.size()) + " labels)";
+  spdlog::warn("{}: {} of {} documents have a label the model does not know ({}); each counts as an error", a.data,
+               extra.total_documents, documents, named);
+  const Index known = answers.rows(), all = known + static_cast<Index>(extra.names.size());
+  answers.conservativeResize(all, answers.cols());
+  answers.bottomRows(all - known).setZero();
+  labels.insert(labels.end(), extra.names.begin(), extra.names.end());
+  if (head.task == Task::multilabel) head.thresholds.resize(static_cast<std::size_t>(all), 2.0);  // never reached
 }
 
 // "calibration: temperature 1.52, ECE 0.0812 -> 0.0213 (15 bins), NLL 0.4100 -> 0.3500"
@@ -103,24 +140,35 @@ void run_eval(EvalArgs& a) {
       a.data_format.empty() ? c.config.data.format : parse_enum<DataFormat>(a.data_format, "--data-format");
   const auto read_start = std::chrono::steady_clock::now();
   // Encoded as read: memory holds the documents' ids, never their text.
-  const Documents docs = encode_file(a.data, format, label_options(c.config, true), c.tokenizer(), c.vocab, c.labels);
+  ExtraLabels extra;
+  const Documents docs =
+      encode_file(a.data, format, label_options(c.config, true), c.tokenizer(), c.vocab, c.labels, &extra);
   if (docs.empty()) throw han::Error(a.data + ": no documents to evaluate");
   spdlog::debug("{} documents read, tokenized and encoded in {:.2f} s", docs.size(), seconds_since(read_start));
   const auto start = std::chrono::steady_clock::now();  // the predictor's set-up counts as prediction
   DocumentProgress progress(show_progress(a.log), static_cast<std::int64_t>(docs.size()));
   nlohmann::json calibration;
-  const Matrix answers = score_documents(c, docs, a, [&progress](Index done) {
+  Matrix answers = score_documents(c, docs, a, [&progress](Index done) {
     progress.update(done);
     return true;
   }, calibration);
-  const TaskScores m = score_answers(head, answers, docs);
   progress.finish();
+  std::vector<std::string> labels = c.labels;
+  OutputHead scored_head = head;
+  add_extra_labels(extra, a, docs.size(), answers, scored_head, labels);
+  const TaskScores m = score_answers(scored_head, answers, docs);
   const double seconds = seconds_since(start);
   spdlog::debug("{} documents scored in {:.2f} s", docs.size(), seconds);
   std::int64_t tokens = 0;
   for (const DocumentView d : docs) tokens += d.tokens();
-  nlohmann::json j = m.to_json(c.labels);
-  std::string text = m.to_text(c.labels);
+  nlohmann::json j = m.to_json(labels);
+  std::string text = m.to_text(labels);
+  if (!extra.names.empty()) {
+    j["unknown_labels"] = nlohmann::json::object();
+    for (std::size_t k = 0; k < extra.names.size(); ++k) j["unknown_labels"][extra.names[k]] = extra.documents[k];
+    text += std::to_string(extra.total_documents) + " of " + std::to_string(docs.size()) +
+            " documents have a label the model does not know; each counts as an error\n";
+  }
   if (!calibration.is_null()) {
     j["calibration"] = calibration;
     text += calibration_line(calibration);
@@ -144,7 +192,9 @@ void run_eval(EvalArgs& a) {
 void add_eval_command(CLI::App& app) {
   auto args = std::make_shared<EvalArgs>();
   CLI::App* cmd = app.add_subcommand("eval", "Accuracy, macro-F1, per-class scores and confusion matrix on labelled data");
-  cmd->add_option("-m,--model", args->model, "Model file (model.han)")->required()->type_name("FILE");
+  cmd->add_option("-m,--model", args->model, "Model file (model.han), or a run folder holding one")
+      ->required()
+      ->type_name("FILE|DIR");
   cmd->add_option("-d,--data", args->data, "Labelled data file (or folder for --data-format folder)")
       ->required()
       ->type_name("FILE");

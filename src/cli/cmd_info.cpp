@@ -96,7 +96,8 @@ std::string leaning_text(const BagLeaning& b) {
   return out.empty() ? "(none)" : out;
 }
 
-void run_info(const InfoArgs& a) {
+void run_info(InfoArgs& a) {
+  a.model = model_file_in(a.model);  // a run folder: its model.han, named as such
   nlohmann::json header;
   const Classifier c = load_classifier(a.model, nullptr, &header);  // validates the whole file
   const int members = c.config.trainer.ensemble;
@@ -151,7 +152,9 @@ void run_info(const InfoArgs& a) {
 void add_info_command(CLI::App& app) {
   auto args = std::make_shared<InfoArgs>();
   CLI::App* cmd = app.add_subcommand("info", "Show a model file's config, labels, vocabulary and size");
-  cmd->add_option("-m,--model", args->model, "Model file (model.han)")->required()->type_name("FILE");
+  cmd->add_option("-m,--model", args->model, "Model file (model.han), or a run folder holding one")
+      ->required()
+      ->type_name("FILE|DIR");
   cmd->add_flag("--json", args->json, "One JSON object");
   cmd->callback([args] { run_info(*args); });
 }

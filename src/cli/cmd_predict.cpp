@@ -33,6 +33,7 @@ struct PredictArgs {
   std::string input;  // lines | files | jsonl; default: files for paths, lines for stdin
   std::string on_error = "stop";
   int top_k = 1;
+  bool top_k_given = false;  // multi-label models answer every label reaching its threshold unless -k caps them
   double threshold = -1;  // multilabel: one threshold for every label; single: abstain below it; < 0: the model's
   std::string abstain_label;  // "": kDefaultAbstainLabel
   bool explain = false;
@@ -260,9 +261,12 @@ void run_predict(PredictArgs& a) {
   check_args(a);
   const Classifier classifier = load_classifier(a.model);
   const std::string abstain_label = check_threshold(a, classifier);
+  if (a.top_k_given && classifier.head.task == Task::regression)
+    throw han::Error("--top-k: a regression model answers one number; " + a.model + " is a regression model");
   RowLayout layout;
   layout.format = a.format;
-  layout.top_k = static_cast<std::size_t>(a.top_k);
+  layout.top_k = classifier.head.task == Task::multilabel && !a.top_k_given ? classifier.labels.size()
+                                                                            : static_cast<std::size_t>(a.top_k);
   layout.path = a.input == "files" || a.paths.size() > 1;
   layout.gold = a.input == "jsonl";
   layout.error = a.on_error == "skip";
@@ -286,7 +290,9 @@ void run_predict(PredictArgs& a) {
 void add_predict_command(CLI::App& app) {
   auto args = std::make_shared<PredictArgs>();
   CLI::App* cmd = app.add_subcommand("predict", "Classify documents: files, or stdin one per line");
-  cmd->add_option("-m,--model", args->model, "Model file (model.han)")->required()->type_name("FILE");
+  cmd->add_option("-m,--model", args->model, "Model file (model.han), or a run folder holding one")
+      ->required()
+      ->type_name("FILE|DIR");
   cmd->add_option("paths", args->paths, "Documents to classify; none reads stdin, and '-' reads it at its place")->type_name("PATH");
   cmd->add_option("-f,--format", args->format, "Output: tsv (label, probability), json (one object per line), html (a page)")
       ->check(CLI::IsMember({"tsv", "json", "html"}))
@@ -297,7 +303,11 @@ void add_predict_command(CLI::App& app) {
       ->check(CLI::IsMember({"stop", "skip"}))
       ->default_val("stop");
   add_deprecated_alias(*cmd, "-i,--input", args->input, "--data-format")->check(CLI::IsMember({"lines", "files", "jsonl"}));
-  cmd->add_option("-k,--top-k", args->top_k, "Best K labels per document")->default_val(1);
+  cmd->add_option("-k,--top-k", args->top_k,
+                  "Best K labels per document (multi-label models: at most K of the labels reaching their "
+                  "thresholds, the most probable; default: all of them)")
+      ->default_val(1)
+      ->each([args](const std::string&) { args->top_k_given = true; });
   cmd->add_option("--threshold", args->threshold,
                   "Multi-label models: answer every label whose probability reaches P (default: the model's "
                   "thresholds); single-label models: answer the abstain label when the top probability is below P")

@@ -102,8 +102,14 @@ PredictOutput::TopK PredictOutput::top_k(const Eigen::Ref<const Vector>& p) cons
 PredictOutput::TopK PredictOutput::answer(const Eigen::Ref<const Vector>& p) const {
   if (task() == Task::regression) return {{"", p(0)}};
   if (task() == Task::single) return top_k(p);
+  std::vector<Index> answered = answered_labels(p, thresholds_);
+  if (answered.size() > layout_.top_k) {  // -k: the K most probable, kept in label order
+    std::stable_sort(answered.begin(), answered.end(), [&](Index x, Index y) { return p(x) > p(y); });
+    answered.resize(layout_.top_k);
+    std::sort(answered.begin(), answered.end());
+  }
   TopK out;
-  for (Index c : answered_labels(p, thresholds_)) out.emplace_back(classifier_.labels[c], p(c));
+  for (Index c : answered) out.emplace_back(classifier_.labels[c], p(c));
   return out;
 }
 
@@ -115,7 +121,8 @@ std::string PredictOutput::first_label(const TopK& top) const {
   return abstains(top) ? layout_.abstain_label : top[0].first;
 }
 
-// The answer's tsv fields: label1 prob1 ... labelK probK (single); the labels and their
+// The answer's tsv fields: [answer] label1 prob1 ... labelK probK (single; the answer with
+// --threshold); the labels and their
 // probabilities, each joined by data.label_separator (multilabel); the number (regression).
 std::vector<std::string> PredictOutput::answer_fields(const TopK& top) const {
   std::vector<std::string> fields;
@@ -129,8 +136,11 @@ std::vector<std::string> PredictOutput::answer_fields(const TopK& top) const {
     }
     return {labels, probs};
   }
+  // With --threshold the answer (a label, or the abstain label, which has no probability)
+  // comes first, then the ranking, so every probability stands beside its own label.
+  if (layout_.threshold >= 0) fields.push_back(top.empty() ? "" : first_label(top));
   for (std::size_t k = 0; k < layout_.top_k; ++k) {
-    fields.push_back(k == 0 && !top.empty() ? first_label(top) : k < top.size() ? top[k].first : "");
+    fields.push_back(k < top.size() ? top[k].first : "");
     fields.push_back(k < top.size() ? format_fixed(top[k].second, 4) : "");
   }
   return fields;
@@ -163,7 +173,7 @@ std::string PredictOutput::json_row(const PredictItem& item, const TopK& top, co
     const char* key = task() == Task::multilabel ? "labels" : "top_k";
     if (task() == Task::single) {
       j["label"] = first_label(top);
-      j["probability"] = top[0].second;
+      j["probability"] = abstains(top) ? nlohmann::ordered_json() : nlohmann::ordered_json(top[0].second);
       if (abstains(top)) j["abstained"] = true;
     }
     j[key] = nlohmann::ordered_json::array();

@@ -27,7 +27,7 @@ struct PredictItem {
 // Which columns and keys every row carries, decided before the first row.
 struct RowLayout {
   std::string format = "tsv";  // tsv | json | html
-  std::size_t top_k = 1;       // label/probability pairs per row (at most the label count)
+  std::size_t top_k = 1;       // label/probability pairs per row (at most the label count); multilabel: at most
   bool path = false;           // rows name their source
   bool gold = false;           // jsonl input: a gold column, empty when a record has no label
   bool error = false;          // --on-error skip: an error column, empty on good rows

@@ -163,8 +163,20 @@ void save_classifier(const std::string& path, const Classifier& c, const nlohman
   save_model_file(path, header, tensors);
 }
 
-Classifier load_classifier(const std::string& path, std::vector<NamedTensor>* extra_tensors,
+std::string model_file_in(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(path, ec)) return path;
+  const std::filesystem::path dir(path);
+  if (std::filesystem::exists(dir / "model.han", ec)) return (dir / "model.han").string();
+  if (std::filesystem::exists(dir / "checkpoint.han", ec) || std::filesystem::exists(dir / "members", ec))
+    throw Error(path + ": a run folder without model.han: its training has not finished (continue it with han train "
+                "--resume " + path + ")");
+  throw Error(path + ": is a folder without model.han; give a model file or a run folder");
+}
+
+Classifier load_classifier(const std::string& given, std::vector<NamedTensor>* extra_tensors,
                            nlohmann::json* header) {
+  const std::string path = model_file_in(given);
   ModelFileContents contents = load_model_file(path);
   const nlohmann::json& h = contents.header;
   if (!extra_tensors && h.contains("checkpoint")) throw Error(checkpoint_given_as_model(path));

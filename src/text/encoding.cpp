@@ -47,12 +47,28 @@ std::int32_t LabelIndex::find(const std::string& label) const {
   return it == index_.end() ? -1 : it->second;
 }
 
-void set_answer(Document& doc, const Example& ex, const LabelIndex& labels, bool allow_unknown) {
+std::int32_t ExtraLabels::index(const std::string& label, std::size_t known) {
+  const auto it = std::find(names.begin(), names.end(), label);
+  if (it != names.end()) return static_cast<std::int32_t>(known + static_cast<std::size_t>(it - names.begin()));
+  if (known + names.size() >= kMaxLabels)
+    throw Error("more than " + std::to_string(kMaxLabels) + " distinct labels (the limit); is the label column right?");
+  names.push_back(label);
+  documents.push_back(0);
+  return static_cast<std::int32_t>(known + names.size() - 1);
+}
+
+void set_answer(Document& doc, const Example& ex, const LabelIndex& labels, bool allow_unknown, ExtraLabels* extra) {
   doc.weight = static_cast<float>(ex.weight);
   doc.target = static_cast<float>(ex.target);
   if (!ex.has_label || ex.has_target) return;
+  bool counted = false;
   const auto index = [&](const std::string& label) {
-    const std::int32_t i = labels.find(label);
+    std::int32_t i = labels.find(label);
+    if (i < 0 && extra) {
+      i = extra->index(label, labels.size());
+      ++extra->documents[static_cast<std::size_t>(i) - labels.size()];
+      if (!counted) ++extra->total_documents, counted = true;
+    }
     if (i < 0 && !allow_unknown)
       throw Error(ex.source + ": label " + quote_excerpt(label) + " is not one of the model's " +
                   std::to_string(labels.size()) + " labels");
@@ -83,9 +99,9 @@ Document encode_words(const TokenizedText& text, const Vocab& vocab, std::int32_
 namespace {
 
 Document encoded(const Example& example, const Tokenizer& tokenizer, const Vocab& vocab, const LabelIndex& labels,
-                 bool allow_unknown_labels) {
+                 bool allow_unknown_labels, ExtraLabels* extra = nullptr) {
   Document doc = encode_words(tokenizer.tokenize(example.text), vocab);
-  set_answer(doc, example, labels, allow_unknown_labels);
+  set_answer(doc, example, labels, allow_unknown_labels, extra);
   return doc;
 }
 
@@ -105,11 +121,12 @@ Documents encode_all(const std::vector<Example>& examples, const Tokenizer& toke
 }
 
 Documents encode_file(const std::string& path, DataFormat format, const LabelOptions& options,
-                      const Tokenizer& tokenizer, const Vocab& vocab, const std::vector<std::string>& labels) {
+                      const Tokenizer& tokenizer, const Vocab& vocab, const std::vector<std::string>& labels,
+                      ExtraLabels* extra) {
   const LabelIndex index(labels);
   Documents docs(vocab.size());
   visit_examples(path, format, options,
-                 [&](Example&& ex) { docs.push_back(encoded(ex, tokenizer, vocab, index, false)); });
+                 [&](Example&& ex) { docs.push_back(encoded(ex, tokenizer, vocab, index, false, extra)); });
   return docs;
 }
 

@@ -108,11 +108,16 @@ TEST_CASE("predict --threshold answers the abstain label below it, --abstain-lab
     abstained += below ? 1 : 0;
     CHECK(first_field(strict[i]) == (below ? "__none__" : answer["label"].get<std::string>()));
     CHECK(first_field(named[i]) == (below ? "unsure" : answer["label"].get<std::string>()));
+    // Then the top label and its probability: no probability stands beside the abstain label.
+    const std::string ranking = strict[i].substr(strict[i].find('\t') + 1);
+    CHECK(first_field(ranking) == answer["label"].get<std::string>());
+    CHECK(std::stod(ranking.substr(ranking.find('\t') + 1)) == Approx(answer["probability"].get<double>()).margin(1e-4));
   }
   CHECK(abstained > 0);
   const json j = run_json("predict --format json --threshold 1 --abstain-label unsure --model " + f.model, "good\n");
   CHECK(j["label"] == "unsure");
   CHECK(j["abstained"] == true);
+  CHECK(j["probability"].is_null());  // the abstain label has no probability
   CHECK(j["top_k"][0]["label"] != "unsure");  // the model's own ranking stays
   check_refused("predict --abstain-label pos --threshold 0.5 --model " + f.model, "--abstain-label: \"pos\" is one of");
   check_refused("predict --abstain-label unsure --model " + f.model, "--abstain-label: needs --threshold");

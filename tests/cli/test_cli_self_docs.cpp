@@ -158,7 +158,8 @@ TEST_CASE("han --version, the package and CHANGELOG.md's newest entry name one v
   std::ifstream changelog(han::test::source_path("CHANGELOG.md"));
   REQUIRE(changelog.good());
   std::string line;
-  while (std::getline(changelog, line) && line.rfind("## [", 0) != 0) {
+  // The newest released entry; changes not yet released sit above it under [Unreleased].
+  while (std::getline(changelog, line) && (line.rfind("## [", 0) != 0 || line == "## [Unreleased]")) {
   }
   CHECK(line.rfind("## [" + version + "]", 0) == 0);
   // The package takes its version from the same CMake project() line as the binary.

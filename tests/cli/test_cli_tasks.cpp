@@ -163,6 +163,14 @@ TEST_CASE("multilabel: a tiny set learned end to end, answered as label sets by 
   REQUIRE(answer["labels"].size() == 2);
   for (const json& l : answer["labels"]) CHECK(l["probability"].get<double>() >= 0.5);
   CHECK(answer["attention"]["sentences"].size() == 2);
+  // -k caps the labels answered at the K most probable; without it, every label reaching its threshold.
+  const json capped = json::parse(run(han_cmd("predict --format json -k 1 --model " + model), doc).out);
+  REQUIRE(capped["labels"].size() == 1);
+  const json& top = answer["labels"][0]["probability"] >= answer["labels"][1]["probability"] ? answer["labels"][0]
+                                                                                              : answer["labels"][1];
+  CHECK(capped["labels"][0]["label"] == top["label"]);
+  CHECK(lines_of(run(han_cmd("predict -k 1 --model " + model), doc).out).at(0).find(',') == std::string::npos);
+  CHECK(json::parse(run(han_cmd("predict --format json -k 3 --model " + model), doc).out)["labels"] == answer["labels"]);
   // --threshold: one threshold for every label; a document always gets its top label.
   const json strict = json::parse(run(han_cmd("predict --format json --threshold 1 --model " + model), doc).out);
   CHECK(strict["labels"].size() == 1);
@@ -249,6 +257,10 @@ TEST_CASE("regression: a tiny rating set learned end to end, and predict prints 
   CHECK(run(han_cmd("train --config " + cfg + " --output " + run_dir + "2 --set trainer.epochs=1")).err.find(
             "targets of mean 2.99 and sd 1.404 (losses are on standardised targets, (target - mean) / sd; RMSE and MAE "
             "are in target units)") != std::string::npos);
+  const RunResult top_k = run(han_cmd("predict -k 2 --model " + model), "x\n");
+  CHECK(top_k.exit_code == 2);
+  CHECK(top_k.err == "han: error: --top-k: a regression model answers one number; " + model +
+                         " is a regression model\n");
   const RunResult threshold = run(han_cmd("predict --threshold 0.3 --model " + model), "x\n");
   CHECK(threshold.exit_code == 2);
   CHECK(threshold.err.find("--threshold: applies to single-label and multi-label models") != std::string::npos);

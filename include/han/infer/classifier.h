@@ -43,7 +43,12 @@ std::string member_tensor_prefix(int member, int members);
 void save_classifier(const std::string& path, const Classifier& c,
                      const nlohmann::json& extra = nlohmann::json::object(),
                      const std::vector<NamedTensor>& extra_tensors = {});
+// A run folder stands for its model.han; a folder without one is an error saying why
+// (an unfinished run: how to continue it). Any other path is returned as it is.
+std::string model_file_in(const std::string& path);
+
 // Refuses (han::Error naming the file) anything that is not a complete, consistent model.
+// `path` is a model file or a run folder (model_file_in).
 // Tensors that are not the model's go to *extra_tensors if given, else are an error;
 // *header receives the JSON header if given.
 Classifier load_classifier(const std::string& path, std::vector<NamedTensor>* extra_tensors = nullptr,

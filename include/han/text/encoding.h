@@ -39,11 +39,21 @@ class LabelIndex {
   std::unordered_map<std::string, std::int32_t> index_;
 };
 
+// Labels a data file holds beyond a model's (han eval counts their documents as errors
+// instead of refusing the file): label k of `names` gets index known + k.
+struct ExtraLabels {
+  std::vector<std::string> names;       // in order of first appearance
+  std::vector<std::int64_t> documents;  // how many documents have each
+  std::int32_t index(const std::string& label, std::size_t known);
+  std::int64_t total_documents = 0;     // documents with at least one of them
+};
+
 // The example's answer and weight on `doc`: its label's index (single), its label set's
-// indices (multilabel) or its target (regression). A label not in `labels` is an error
-// naming the example's source (e.g. evaluating on a class the model never saw) unless
+// indices (multilabel) or its target (regression). A label not in `labels` is added to
+// `extra` when given; else it is an error naming the example's source unless
 // allow_unknown, when it is left out (-1 for a single label).
-void set_answer(Document& doc, const Example& example, const LabelIndex& labels, bool allow_unknown = false);
+void set_answer(Document& doc, const Example& example, const LabelIndex& labels, bool allow_unknown = false,
+                ExtraLabels* extra = nullptr);
 
 // Maps tokenized text to word ids (for callers that keep the words, e.g. to show
 // attention); label -1 = unknown.
@@ -58,6 +68,7 @@ Documents encode_all(const std::vector<Example>& examples, const Tokenizer& toke
 // Reads, tokenizes and encodes a data file one example at a time: memory holds the
 // documents' ids, never the text.
 Documents encode_file(const std::string& path, DataFormat format, const LabelOptions& options,
-                      const Tokenizer& tokenizer, const Vocab& vocab, const std::vector<std::string>& labels);
+                      const Tokenizer& tokenizer, const Vocab& vocab, const std::vector<std::string>& labels,
+                      ExtraLabels* extra = nullptr);
 
 }  // namespace han
