@@ -69,8 +69,4 @@ double fit_temperature(Task task, const Matrix& logits, const std::vector<std::v
   return std::exp((lo + hi) / 2);
 }
 
-double calibrated_nll(Task task, const Matrix& logits, const std::vector<std::vector<std::int32_t>>& gold) {
-  return tempered_nll(task, logits, gold, fit_temperature(task, logits, gold));
-}
-
 }  // namespace han

@@ -14,6 +14,7 @@ namespace han {
 
 nlohmann::json DevCalibration::to_json() const {
   nlohmann::json j = scores.to_json();
+  if (!temperature.why_one.empty()) j["fitted_temperature"] = temperature.fitted, j["kept_1"] = temperature.why_one;
   if (!std::isnan(micro_f1_tuned)) {
     j["micro_f1_untuned"] = finite_or_null(micro_f1_untuned);
     j["micro_f1_tuned"] = finite_or_null(micro_f1_tuned);
@@ -27,6 +28,7 @@ std::string DevCalibration::to_text() const {
   if (!std::isnan(micro_f1_tuned))
     out += fmt::format(", micro-F1 {:.4f} at thresholds {} -> {:.4f} at tuned thresholds", micro_f1_untuned,
                        kDefaultThreshold, micro_f1_tuned);
+  if (!temperature.why_one.empty()) out += "; kept T = 1: " + temperature.why_one;
   return out;
 }
 
@@ -44,8 +46,9 @@ DevCalibration calibrate_on_dev(Classifier& model, const Documents& dev, int thr
   const Matrix logits = Predictor(model.members(), model.config.model, threads, logits_head, model.weighted_linear_member())
                             .predict(dev, model.config.batching.batch_size);
   const LabelSets gold = gold_label_sets(head.task, dev);
-  head.temperature = fit_temperature(head.task, logits, gold);
   DevCalibration r;
+  r.temperature = choose_temperature(head.task, logits, gold);
+  head.temperature = r.temperature.temperature;
   r.scores = calibration_scores(head, logits, gold);
   if (head.task == Task::multilabel) {
     const Matrix probs = head_answers(head, logits);

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <random>
 
+#include "han/infer/calibration.h"
 #include "han/infer/calibration_error.h"
 #include "han/infer/predictor.h"
 #include "han/infer/temperature.h"
@@ -88,6 +89,57 @@ TEST_CASE("temperature fitting recovers a known temperature on synthetic logits"
       CHECK(best < tempered_nll(task, logits, gold, 1.0));
     }
   }
+}
+
+TEST_CASE("calibration keeps a fit only when it leaves dev better calibrated, and says why it kept T = 1",
+          "[calibration]") {
+  // Miscalibrated by T0 = 2.5: the fit is kept.
+  Matrix logits;
+  LabelSets gold;
+  synthetic(Task::single, 2.5, logits, gold);
+  const TemperatureChoice kept = choose_temperature(Task::single, logits, gold);
+  CHECK(kept.why_one.empty());
+  CHECK(kept.temperature == kept.fitted);
+  CHECK(kept.temperature == Approx(2.5).epsilon(0.06));
+  CHECK(calibrated_nll(Task::single, logits, gold) == Approx(tempered_nll(Task::single, logits, gold, kept.fitted)));
+
+  // Calibrated already (T0 = 1): the fit gains less than 1 % of the NLL.
+  synthetic(Task::single, 1.0, logits, gold);
+  const TemperatureChoice calibrated = choose_temperature(Task::single, logits, gold);
+  CHECK(calibrated.temperature == 1.0);
+  CHECK(calibrated.fitted != 1.0);
+  CHECK(calibrated.why_one.find("lowers NLL by less than 1 %") != std::string::npos);
+  CHECK(calibrated_nll(Task::single, logits, gold) == tempered_nll(Task::single, logits, gold, 1.0));
+
+  // Separated: every gold logit leads, so the NLL falls as T falls, down to the bound.
+  Matrix separated(3, 50);
+  LabelSets labels;
+  for (Index i = 0; i < 50; ++i) {
+    separated.col(i) << 0.1f, 0.2f, 0.3f;
+    separated(i % 3, i) = 2.0f;
+    labels.push_back({static_cast<std::int32_t>(i % 3)});
+  }
+  const TemperatureChoice bound = choose_temperature(Task::single, separated, labels);
+  CHECK(bound.temperature == 1.0);
+  CHECK(bound.fitted < kMinTemperature * 1.01);
+  CAPTURE(bound.why_one);
+  CHECK(bound.why_one.rfind("the fit reached its search bound (T 0.0500, NLL ", 0) == 0);
+  CHECK(bound.why_one.find(": dev is separated without error)") != std::string::npos);
+
+  // A fit that lowers the NLL but raises the ECE: mostly right at 0.9, and two confident
+  // mistakes that pull the NLL's T up (flattening the 0.9s away from their 0.9 accuracy).
+  Matrix mixed(2, 100);
+  LabelSets right;
+  for (Index i = 0; i < 100; ++i) {
+    const bool wrong = i < 10;
+    mixed.col(i) << static_cast<float>(std::log(9.0)), 0.0f;  // p = 0.9 for label 0
+    if (i < 2) mixed.col(i) << 6.0f, 0.0f;                    // p = 0.9975, and wrong
+    right.push_back({wrong ? 1 : 0});
+  }
+  const TemperatureChoice ece = choose_temperature(Task::single, mixed, right);
+  CAPTURE(ece.fitted, ece.why_one);
+  CHECK(ece.temperature == 1.0);
+  CHECK(ece.why_one.find(") raises ECE ") != std::string::npos);
 }
 
 TEST_CASE("tempered NLL by hand", "[calibration]") {

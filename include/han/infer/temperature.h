@@ -21,7 +21,4 @@ double tempered_nll(Task task, const Matrix& logits, const std::vector<std::vect
 // search on log T (the NLL is convex in 1/T, so it has one minimum along log T).
 double fit_temperature(Task task, const Matrix& logits, const std::vector<std::vector<std::int32_t>>& gold);
 
-// tempered_nll at fit_temperature's T: the loss the logits have once calibrated.
-double calibrated_nll(Task task, const Matrix& logits, const std::vector<std::vector<std::int32_t>>& gold);
-
 }  // namespace han

@@ -17,6 +17,7 @@ namespace han {
 
 struct DevCalibration {
   CalibrationScores scores;
+  TemperatureChoice temperature;  // the fit, and why T = 1 was kept instead when it was
   // Multi-label, on dev: micro-F1 with every threshold at kDefaultThreshold, and tuned.
   double micro_f1_untuned = std::numeric_limits<double>::quiet_NaN();
   double micro_f1_tuned = std::numeric_limits<double>::quiet_NaN();
