@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "commands.h"
+#include "han/core/number_text.h"
 #include "han/core/json_text.h"
 #include "han/infer/classifier.h"
 #include "han/text/corpus.h"
@@ -134,9 +135,9 @@ auto train_or_abandon(const PreparedRun& run, const WordVectors* pretrained, con
 // An epoch's dev scores for its log line: accuracy and macro-F1 (single), else every
 // score of the task by name.
 std::string dev_scores_text(const EpochRecord& r, Task task) {
-  if (task == Task::single) return fmt::format("acc {:.4f}  F1 {:.4f}", r.dev_accuracy, r.dev_macro_f1);
-  std::string out = task == Task::multilabel ? fmt::format("macro_f1 {:.4f}", r.dev_macro_f1) : "";
-  for (const auto& [name, value] : r.dev_more) out += fmt::format("{}{} {:.4f}", out.empty() ? "" : "  ", name, value);
+  if (task == Task::single) return "acc " + format_fixed(r.dev_accuracy, 4) + "  F1 " + format_fixed(r.dev_macro_f1, 4);
+  std::string out = task == Task::multilabel ? "macro_f1 " + format_fixed(r.dev_macro_f1, 4) : "";
+  for (const auto& [name, value] : r.dev_more) out += (out.empty() ? "" : "  ") + name + " " + format_fixed(value, 4);
   return out;
 }
 
@@ -149,9 +150,9 @@ void report_progress(TrainOptions& options, ProgressBar& bar, const LogOptions& 
   }
   options.on_epoch = [&bar, epochs, &tag, task](const EpochRecord& r) {
     bar.finish();
-    spdlog::info("{}epoch {}/{}  loss {:.4f}  dev loss {:.4f}  {}  {:.1f}s  {:.0f} docs/s  {:.0f} tokens/s  "
+    spdlog::info("{}epoch {}/{}  loss {:.4f}  dev loss {}  {}  {:.1f}s  {:.0f} docs/s  {:.0f} tokens/s  "
                  "padding {:.2f}{}",
-                 tag, r.epoch, epochs, r.train_loss, r.dev_loss, dev_scores_text(r, task), r.seconds,
+                 tag, r.epoch, epochs, r.train_loss, format_fixed(r.dev_loss, 4), dev_scores_text(r, task), r.seconds,
                  r.docs_per_second, r.tokens_per_second, r.padding_fraction, r.best ? "  *best" : "");
   };
 }

@@ -102,12 +102,8 @@ PredictOutput::TopK PredictOutput::top_k(const Eigen::Ref<const Vector>& p) cons
 PredictOutput::TopK PredictOutput::answer(const Eigen::Ref<const Vector>& p) const {
   if (task() == Task::regression) return {{"", p(0)}};
   if (task() == Task::single) return top_k(p);
-  std::vector<Index> answered = answered_labels(p, thresholds_);
-  if (answered.size() > layout_.top_k) {  // -k: the K most probable, kept in label order
-    std::stable_sort(answered.begin(), answered.end(), [&](Index x, Index y) { return p(x) > p(y); });
-    answered.resize(layout_.top_k);
-    std::sort(answered.begin(), answered.end());
-  }
+  std::vector<Index> answered = answered_labels(p, thresholds_);  // the most probable first
+  if (answered.size() > layout_.top_k) answered.resize(layout_.top_k);  // -k
   TopK out;
   for (Index c : answered) out.emplace_back(classifier_.labels[c], p(c));
   return out;

@@ -201,8 +201,8 @@ void visit_fields(TrainerConfig& c, V& v) {
   v.integer({"patience", "epochs without dev improvement before stopping; 0 = never stop early"}, c.patience, 3,
             IntRange{0, 100000});
   v.enumeration({"select",
-                 "dev score that picks the best epoch and drives early stopping; auto: accuracy, micro_f1 or rmse "
-                 "by task",
+                 "dev score that picks the best epoch and drives early stopping (a tie goes to the lower dev "
+                 "loss); auto: accuracy, micro_f1 or rmse by task",
                  kLater},
                 c.select, SelectMetric::auto_);
   v.integer({"seed", "seed for initialisation, shuffling, dropout and skip-gram"}, c.seed, std::uint64_t{1},

@@ -99,6 +99,7 @@ class TrainingRun {
   std::optional<TaskScores> score_dev() const;
   void log_exchange(int epoch) const;
   void keep_if_best(EpochRecord& rec);
+  bool lower_dev_loss_than_best(const EpochRecord& rec) const;
   double epoch_score(const EpochRecord& rec) const;
   TrainResult finish(bool interrupted, bool stopped_early, Clock::time_point run_start);
   LinearMemberResult add_linear_member() const;
@@ -369,12 +370,19 @@ double TrainingRun::epoch_score(const EpochRecord& rec) const {
   return std::isnan(score) ? std::numeric_limits<double>::lowest() : score;
 }
 
+// Whether rec's dev loss is below the best epoch's: what breaks a tie of scores.
+bool TrainingRun::lower_dev_loss_than_best(const EpochRecord& rec) const {
+  for (const EpochRecord& e : state_.history)
+    if (e.epoch == state_.best_epoch) return rec.dev_loss < e.dev_loss;
+  return false;
+}
+
 // Best epoch: the dev score trainer.select names (accuracy and macro-F1 break each
-// other's ties); without a dev set, train loss. A new best is kept in memory and
-// written to model.han.
+// other's ties, then the lower dev loss); without a dev set, train loss. A new best is
+// kept in memory and written to model.han.
 void TrainingRun::keep_if_best(EpochRecord& rec) {
   const double score = epoch_score(rec);
-  rec.best = score > state_.best_score;
+  rec.best = score > state_.best_score || (score == state_.best_score && lower_dev_loss_than_best(rec));
   if (!rec.best) {
     ++state_.epochs_without_gain;
     return;

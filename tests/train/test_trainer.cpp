@@ -89,3 +89,26 @@ TEST_CASE("trainer.select picks the best epoch by dev accuracy, macro-F1 or loss
   // The same training each time: the metrics must disagree somewhere for this to test anything.
   CHECK(std::set<int>(picks.begin(), picks.end()).size() > 1);
 }
+
+TEST_CASE("an epoch that ties the best dev score with a lower dev loss becomes the best", "[trainer][select]") {
+  Config cfg = small_config();
+  cfg.trainer.epochs = 5;
+  cfg.trainer.patience = 0;
+  cfg.model.linear_member = false;
+  Corpus corpus = load_corpus(cfg);
+  corpus.train.truncate(300);
+  corpus.dev.truncate(4);  // four documents: few distinct accuracies, so epochs tie
+  const TrainResult r = train_model(cfg, corpus);
+  REQUIRE(r.history.size() == 5);
+  std::size_t best = 0;
+  bool tie_broken_by_loss = false;
+  for (std::size_t e = 1; e < r.history.size(); ++e) {
+    const EpochRecord &x = r.history[e], &b = r.history[best];
+    const double xs = x.dev_accuracy + 1e-6 * x.dev_macro_f1, bs = b.dev_accuracy + 1e-6 * b.dev_macro_f1;
+    const bool tie_lower_loss = xs == bs && x.dev_loss < b.dev_loss;
+    tie_broken_by_loss = tie_broken_by_loss || tie_lower_loss;
+    if (xs > bs || tie_lower_loss) best = e;
+  }
+  CHECK(r.best_epoch == static_cast<int>(best) + 1);
+  CHECK(tie_broken_by_loss);  // else this data has no tie for the rule to break
+}

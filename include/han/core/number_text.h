@@ -4,7 +4,8 @@
 
 namespace han {
 
-// x with exactly `digits` digits after the point ("%.*f"): 0.5 -> "0.5000" for 4.
+// x with exactly `digits` digits after the point ("%.*f"): 0.5 -> "0.5000" for 4; an
+// undefined number (NaN: a dev score without a dev set) is "n/a".
 std::string format_fixed(double x, int digits);
 
 }  // namespace han
