@@ -33,6 +33,7 @@ namespace han::cli {
 namespace {
 
 struct TrainArgs {
+  std::string data;  // the positional FILE: data.train
   std::string config;
   std::string resume;
   std::vector<std::string> overrides;
@@ -90,24 +91,42 @@ void refuse_unsupported(const Config& cfg, int ranks) {
     throw han::Error("trainer.init: --init starts one model from another; it does not train an ensemble (trainer.ensemble 1)");
 }
 
+// The config file with the overrides, or without one the defaults with them; the data
+// file given as an argument is data.train, as typed from the working folder.
+Config given_config(const TrainArgs& a, std::vector<std::string> overrides, nlohmann::json& given) {
+  if (!a.data.empty()) {
+    require_utf8_path("the data file", a.data);
+    const std::string path = a.config.empty() ? a.data : std::filesystem::absolute(a.data).lexically_normal().string();
+    overrides.insert(overrides.begin(), "data.train=" + nlohmann::json(path).dump());
+  }
+  if (!a.config.empty()) return load_config_file(a.config, overrides, &given);
+  const bool has_train = std::any_of(overrides.begin(), overrides.end(),
+                                     [](const std::string& o) { return o.rfind("data.train=", 0) == 0; });
+  if (!has_train)
+    throw han::Error("train needs data: han train FILE (with the defaults), --config FILE, or --resume DIR");
+  return config_from_given(nlohmann::json::object(), overrides, "the defaults", "", &given);
+}
+
 // The run to train, and in `parent` the model it starts from (--init, trainer.init). The
 // rank that `writes` the run folder locks it.
 PreparedRun prepare_run(const TrainArgs& a, int ranks, bool writes, std::optional<Classifier>& parent) {
-  if (a.config.empty() == a.resume.empty()) throw han::Error("train needs exactly one of --config FILE or --resume DIR");
-  if (!a.resume.empty() && (!a.overrides.empty() || !a.init.empty() || !a.output.empty() || a.overwrite || a.seeds))
-    throw han::Error(
-        "--resume continues a run as it was configured: it takes no --set, --seeds, --init, --output or --overwrite");
+  if (!a.config.empty() && !a.resume.empty()) throw han::Error("train takes --config FILE or --resume DIR, not both");
+  if (!a.resume.empty() &&
+      (!a.overrides.empty() || !a.init.empty() || !a.output.empty() || a.overwrite || a.seeds || !a.data.empty()))
+    throw han::Error("--resume continues a run as it was configured: it takes no data file, --set, --seeds, --init, "
+                     "--output or --overwrite");
   // The folder is named in the JSON summary (its model path): refused before any work.
   if (!a.resume.empty()) {
     require_utf8_path("--resume", a.resume);
     return reopen_run_from(a.resume, writes, parent);
   }
-  const std::string output = a.output.empty() ? default_output(a.config) : a.output;
-  require_utf8_path(a.output.empty() ? "--output (default: runs/<config name>)" : "--output", output);
   std::vector<std::string> overrides = with_seeds(a);
   if (!a.init.empty()) overrides.push_back("trainer.init=" + a.init);
   nlohmann::json given;
-  Config cfg = load_config_file(a.config, overrides, &given);
+  Config cfg = given_config(a, overrides, given);
+  const std::string output =
+      a.output.empty() ? default_output(a.config.empty() ? cfg.data.train : a.config) : a.output;
+  require_utf8_path(a.output.empty() ? "--output (default: runs/<config or data file name>)" : "--output", output);
   refuse_unsupported(cfg, ranks);
   parent = load_init_model(cfg);
   if (parent)
@@ -349,7 +368,10 @@ void run_train(const TrainArgs& a) {
 void add_train_command(CLI::App& app) {
   auto args = std::make_shared<TrainArgs>();
   CLI::App* cmd = app.add_subcommand("train", "Train a model from a JSON config");
-  cmd->add_option("-c,--config", args->config, "JSON config file (keys: han help config)")->type_name("FILE");
+  cmd->add_option("data", args->data, "Training data (data.train); without --config, trained with the defaults")
+      ->type_name("FILE");
+  cmd->add_option("-c,--config", args->config, "JSON config file (keys: han help config; default: the defaults)")
+      ->type_name("FILE");
   cmd->add_option("-r,--resume", args->resume, "Continue an interrupted run from its checkpoint (DIR/checkpoint.han, or an ensemble member's)")->type_name("DIR");
   cmd->add_option("-s,--set", args->overrides, "Override a config key: key.path=value (repeatable)")
       ->allow_extra_args(false)

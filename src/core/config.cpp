@@ -614,11 +614,16 @@ Config load_config_file(const std::string& path, const std::vector<std::string>&
   } catch (const json::exception& e) {  // e.g. out_of_range 406: a number like 1e400
     throw Error(path + ": malformed JSON: " + json_error_reason(e));
   }
+  return config_from_given(std::move(j), overrides, path, std::filesystem::path(path).parent_path().string(), given);
+}
+
+Config config_from_given(json j, const std::vector<std::string>& overrides, const std::string& origin,
+                         const std::string& base_dir, json* given) {
   apply_overrides(j, overrides);
-  Config c = config_from_json(j, path);
-  PathResolver r{std::filesystem::path(path).parent_path()};
+  Config c = config_from_json(j, origin);
+  PathResolver r{std::filesystem::path(base_dir)};
   visit_sections(c, r);
-  require_utf8_paths(c, path);
+  require_utf8_paths(c, origin);
   if (given) *given = std::move(j);
   return c;
 }

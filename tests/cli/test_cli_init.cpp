@@ -196,7 +196,7 @@ TEST_CASE("train --init refuses a contradicting architecture key or a checkpoint
                 {"this is a training checkpoint, not a model", "han train --resume " + dir.file("interrupted")});
 
   check_refused(run(han_cmd("train --resume " + dir.file("interrupted") + " --init " + parent)),
-                {"--resume continues a run as it was configured: it takes no --set, --seeds, --init"});
+                {"--resume continues a run as it was configured: it takes no data file, --set, --seeds, --init"});
   check_refused(run(han_cmd("ablate --config " + config + " --set trainer.init=" + parent + " --output " +
                             dir.file("ablate"))),
                 {"trainer.init: han ablate trains every variant from scratch"});

@@ -60,8 +60,8 @@ TEST_CASE("train refuses a folder holding a run, naming its files, and --overwri
                     "); pass --overwrite to replace it");
   CHECK(slurp(dir.file("run/model.han")) == "old");
   check_refused(run(han_cmd("train --resume " + out + " --overwrite")),
-                "han: error: --resume continues a run as it was configured: it takes no --set, --seeds, --init, --output or "
-                "--overwrite");
+                "han: error: --resume continues a run as it was configured: it takes no data file, --set, --seeds, --init, "
+                "--output or --overwrite");
 
   // --overwrite: the old run's files (a temp file of a killed write included) are gone, the
   // user's own files stay, and the new run is complete.
@@ -313,4 +313,31 @@ TEST_CASE("a training refused before it starts leaves no folder behind", "[cli][
   const RunResult r = run(han_cmd(train_args(dir.file("missing.jsonl"), out)));
   CHECK(r.exit_code == 2);
   CHECK_FALSE(fs::exists(out));
+}
+
+TEST_CASE("train FILE trains on a data file with the defaults into runs/<its name>, and without data says how",
+          "[cli][runs]") {
+  const TempDir dir;
+  head_of_data(dir, "data/train.jsonl", 200, "small.jsonl");
+  const std::string in_dir = "cd " + dir.path.string() + " && ";
+  const RunResult r = run(in_dir + han_cmd("train small.jsonl --set trainer.epochs=1 --set model.linear_member=false" +
+                                           kTinyModel));
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(fs::exists(dir.file("runs/small/model.han")));
+  const json saved = json::parse(slurp(dir.file("runs/small/config.json")));
+  CHECK(fs::path(saved["data"]["train"].get<std::string>()).filename() == "small.jsonl");
+
+  // Data given with --set alone is the same.
+  const RunResult set = run(in_dir + han_cmd("train --set data.train=small.jsonl --set trainer.epochs=1 "
+                                             "--set model.linear_member=false -o by_set" + kTinyModel));
+  INFO(set.err);
+  CHECK(set.exit_code == 0);
+  CHECK(fs::exists(dir.file("by_set/model.han")));
+
+  check_refused(run(in_dir + han_cmd("train")),
+                "han: error: train needs data: han train FILE (with the defaults), --config FILE, or --resume DIR");
+  check_refused(run(in_dir + han_cmd("train small.jsonl --resume runs/small")),
+                "han: error: --resume continues a run as it was configured: it takes no data file, --set, --seeds, "
+                "--init, --output or --overwrite");
 }

@@ -244,19 +244,18 @@ TEST_CASE("model.linear_weight auto: the share with the lowest dev loss, high fo
     CHECK(low.dev_loss < low.equal_loss);
   }
 
-  // The chosen share's loss is the lowest the blend reaches on the grid. A temperature fitted
-  // to each blend lowers its loss (the NLL has one minimum along log T, and T = 1 lies in the
-  // range searched): the blend with an unsure HAN is too timid at T = 1.
+  // The chosen share's loss is the lowest the blend reaches on the grid, plain or calibrated.
+  // Calibration keeps a fitted temperature only when it helps dev (han::choose_temperature):
+  // this dev set is separated by the member, so the fit runs to its search bound and every
+  // blend keeps T = 1, its calibrated loss the plain one.
   const std::vector<double> shares{0.25, 0.5, 0.75};
   const std::vector<double> plain = blend_dev_losses(head, p_han, p_good, corpus.dev, shares, false);
   const std::vector<double> tempered = blend_dev_losses(head, p_han, p_good, corpus.dev, shares, true);
   for (std::size_t k = 0; k < shares.size(); ++k) {
     CHECK(chosen_losses[0] <= plain[k]);
     CHECK(chosen_losses[1] <= tempered[k]);
-    CHECK(tempered[k] <= plain[k] + 1e-9);
+    CHECK(tempered[k] == Approx(plain[k]));
   }
-  CHECK(tempered[0] < plain[0] - 1e-3);
-  CHECK(chosen_losses[1] < chosen_losses[0] - 1e-3);
 }
 
 TEST_CASE("model.linear_weight as set, and the equal share without a dev set", "[linear_member][linear_weight]") {

@@ -173,6 +173,10 @@ Config stored_config_from_json(const nlohmann::json& j, const std::string& origi
 // receives the keys the file and the overrides set, as JSON (the rest took their defaults).
 Config load_config_file(const std::string& path, const std::vector<std::string>& overrides = {},
                         nlohmann::json* given = nullptr);
+// The same for a config given as JSON (`{}`: every default): relative paths are taken from
+// base_dir ("": the working folder); `origin` names the config in errors.
+Config config_from_given(nlohmann::json j, const std::vector<std::string>& overrides, const std::string& origin,
+                         const std::string& base_dir, nlohmann::json* given = nullptr);
 
 // Applies "key.path=value" overrides (value parsed as JSON, else taken as a string)
 // to a JSON config before it is parsed; unknown key paths are errors.
