@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "commands.h"
+#include "han/text/data_format.h"
 #include "han/study/ablation.h"
 #include "han/study/ablation_table.h"
 #include "han/text/corpus.h"
@@ -68,6 +69,7 @@ AblationOptions ablation_options(const AblateArgs& a, const Config& cfg) {
 // `left_out` is set when the config had the member on.
 Config ablated_config(const AblateArgs& a, bool& left_out) {
   Config cfg = load_config_file(a.config, a.overrides);
+  resolve_data_format(cfg.data);
   left_out = cfg.model.linear_member && !a.with_member;
   cfg.model.linear_member = a.with_member;
   return cfg;

@@ -136,8 +136,10 @@ void run_eval(EvalArgs& a) {
   const bool as_json = json_output(a);
   const Classifier c = load_classifier(a.model);
   const OutputHead head = scoring_head(c, a);
+  // The data told apart by its content unless named: a model's data.format says how its
+  // training data was written, not this file.
   const DataFormat format =
-      a.data_format.empty() ? c.config.data.format : parse_enum<DataFormat>(a.data_format, "--data-format");
+      a.data_format.empty() ? DataFormat::auto_detect : parse_enum<DataFormat>(a.data_format, "--data-format");
   const auto read_start = std::chrono::steady_clock::now();
   // Encoded as read: memory holds the documents' ids, never their text.
   ExtraLabels extra;
@@ -198,7 +200,7 @@ void add_eval_command(CLI::App& app) {
   cmd->add_option("-d,--data", args->data, "Labelled data file (or folder for --data-format folder)")
       ->required()
       ->type_name("FILE");
-  cmd->add_option("--data-format", args->data_format, "Data format (default: the model's data.format)")
+  cmd->add_option("--data-format", args->data_format, "Data format (default: auto, told from the content)")
       ->check(CLI::IsMember(enum_names<DataFormat>()));
   std::vector<std::string> formats{"text", "json"};
   const std::vector<std::string> data_formats = enum_names<DataFormat>();

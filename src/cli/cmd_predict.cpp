@@ -19,6 +19,7 @@
 #include "han/infer/abstention.h"
 #include "han/infer/classifier.h"
 #include "han/infer/predictor.h"
+#include "han/text/data_format.h"
 #include "han/text/dataset.h"
 #include "han/text/encoding.h"
 #include "logging.h"
@@ -30,7 +31,7 @@ namespace {
 struct PredictArgs {
   std::string model;
   std::string format = "tsv";
-  std::string input;  // lines | files | jsonl; default: files for paths, lines for stdin
+  std::string input;  // lines | files | jsonl | fasttext | tsv; "": told from each source's first line
   std::string on_error = "stop";
   int top_k = 1;
   bool top_k_given = false;  // multi-label models answer every label reaching its threshold unless -k caps them
@@ -173,14 +174,15 @@ void take_record_id(PredictItem& item, const Example& e, const std::string& wher
     throw han::Error(where + ": \"id\" must be a string or a number, got " + e.id_type);
 }
 
-// One jsonl line: a record, or an empty document for a blank line (one answer per line).
+// One line of a record format: a record, or an empty document for a blank line (one answer
+// per line). A JSON record cut short cannot be read; the other formats keep what was read.
 void read_record(Runner& runner, PredictItem item, const std::string& line, bool truncated, const std::string& where,
-                 const LabelOptions& gold) {
+                 DataFormat format, const LabelOptions& gold) {
   if (line.find_first_not_of(" \t\r") == std::string::npos && !truncated) return runner.add(std::move(item), "");
   std::optional<Example> e;
   try {
-    if (truncated) throw han::Error(where + ": " + line_too_long(kMaxLineBytes));
-    e = parse_jsonl_record(line, where, gold);
+    if (truncated && format == DataFormat::jsonl) throw han::Error(where + ": " + line_too_long(kMaxLineBytes));
+    e = parse_record(line, where, format, gold);
     take_record_id(item, *e, where);
   } catch (const han::Error& error) {
     return runner.bad_record(std::move(item), error);
@@ -201,21 +203,56 @@ bool next_line(LineReader& reader, std::string& line, const InputStream& in) {
   }
 }
 
-// Each line of the source is a document (lines) or a JSON record (jsonl). Every byte of a
-// line is text in lines mode (invalid UTF-8 and NUL bytes act as separators, an over-long
-// line keeps its first kMaxLineBytes): only a read error stops it.
-void read_lines(Runner& runner, const std::string& path, bool jsonl, bool name_rows, const LabelOptions& gold) {
+// The record format a line of a source is in, when --data-format is not given: a JSON
+// object with a "text" string, or a line starting with __label__ (fastText); otherwise
+// nullopt (text). Its labels are then ignored, as fastText's predict ignores them.
+std::optional<DataFormat> record_format_of(std::string_view line) {
+  const std::optional<DataFormat> f = format_of_line(line);
+  if (f == DataFormat::fasttext) return f;
+  if (f != DataFormat::jsonl) return std::nullopt;
+  const nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
+  if (j.is_object() && j.contains("text") && j["text"].is_string()) return f;
+  return std::nullopt;
+}
+
+void say_records(const std::string& name, DataFormat f) {
+  spdlog::info("{}: {}; --data-format lines reads each line as text", name,
+               f == DataFormat::jsonl ? "JSON records: their \"text\" is read" : "fastText lines: their labels are ignored");
+}
+
+// The record format of a file by its first non-blank line (see record_format_of).
+std::optional<DataFormat> record_format_of_file(const std::string& path) {
+  InputStream in(path);
+  LineReader reader(in);
+  std::string line;
+  while (reader.next(line))
+    if (line.find_first_not_of(" \t\r") != std::string::npos) return record_format_of(line);
+  return std::nullopt;
+}
+
+// Each line of the source is a document (lines) or a record (jsonl, fasttext, tsv);
+// `format` nullopt: told from the first non-blank line. Every byte of a line is text in
+// lines mode (invalid UTF-8 and NUL bytes act as separators, an over-long line keeps its
+// first kMaxLineBytes): only a read error stops it.
+void read_lines(Runner& runner, const std::string& path, std::optional<DataFormat> format, bool told,
+                bool name_rows, const LabelOptions& gold) {
   InputStream in(path);
   const std::string& name = in.name();
   LineReader reader(in);
   std::string line;
+  bool decided = told;
   while (next_line(reader, line, in)) {
     PredictItem item;
     if (name_rows) item.path = name;
     item.id = reader.line_number();
-    if (jsonl)
+    if (!decided && line.find_first_not_of(" \t\r") != std::string::npos) {
+      decided = true;
+      format = record_format_of(line);
+      if (format) say_records(name, *format);
+    }
+    if (format)
       read_record(runner, std::move(item), line, reader.truncated(), name + ":" + std::to_string(reader.line_number()),
-                  gold);
+                  *format, gold);
     else runner.add(std::move(item), line);
     if (!reader.ready()) runner.flush();  // answer what we have while input is idle
   }
@@ -230,15 +267,54 @@ void check_args(PredictArgs& a) {
     throw han::Error("'-' is given more than once: stdin can be read only once");
   if (a.input == "files" && a.paths.empty())
     throw han::Error("--data-format files needs file paths, or '-' for all of stdin as one document");
-  if (a.input.empty()) a.input = a.paths.empty() || a.paths == std::vector<std::string>{"-"} ? "lines" : "files";
   if (a.paths.empty()) a.paths.push_back("-");
 }
 
-void read_sources(Runner& runner, const PredictArgs& a, bool name_rows, const LabelOptions& gold) {
+// How one source is read: whole as one document, or line by line as text or records.
+struct Source {
+  std::string path;
+  bool whole = false;
+  std::optional<DataFormat> records;  // nullopt: lines of text (or whole)
+  bool told = true;                   // false: stdin, told from its first line as it comes
+};
+
+// --data-format as given; without it a file is one document unless its first line is a
+// record (record_format_of), and stdin alone is lines of text or records by its first line
+// ('-' among files is one document, as the files are).
+std::vector<Source> plan_sources(const PredictArgs& a) {
+  const bool stdin_alone = a.paths == std::vector<std::string>{"-"};
+  std::vector<Source> out;
   for (const std::string& path : a.paths) {
-    if (a.input == "files") read_document_file(runner, path);
-    else read_lines(runner, path, a.input == "jsonl", name_rows, gold);
+    Source s;
+    s.path = path;
+    if (a.input == "files" || (a.input.empty() && !stdin_alone && is_stdin_name(path))) s.whole = true;
+    else if (a.input == "jsonl" || a.input == "fasttext" || a.input == "tsv") s.records = parse_enum<DataFormat>(a.input, "--data-format");
+    else if (a.input.empty() && is_stdin_name(path)) s.told = false;
+    else if (a.input.empty()) {
+      try {
+        s.records = record_format_of_file(path);
+      } catch (const han::Error&) {
+        // unreadable: read whole, to be reported as a bad document in its place
+      }
+      s.whole = !s.records;
+      if (s.records) say_records(path, *s.records);
+    }
+    out.push_back(s);
   }
+  return out;
+}
+
+void read_sources(Runner& runner, const std::vector<Source>& sources, bool name_rows, const LabelOptions& gold) {
+  for (const Source& s : sources) {
+    if (s.whole) read_document_file(runner, s.path);
+    else read_lines(runner, s.path, s.records, s.told, name_rows, gold);
+  }
+}
+
+// The number of documents to come when every source is one, else 0 (unknown).
+std::int64_t documents_to_come(const std::vector<Source>& sources) {
+  const bool all_whole = std::all_of(sources.begin(), sources.end(), [](const Source& s) { return s.whole; });
+  return all_whole ? static_cast<std::int64_t>(sources.size()) : 0;
 }
 
 // --threshold: every label's (multilabel) or the top probability to answer at all (single);
@@ -267,15 +343,16 @@ void run_predict(PredictArgs& a) {
   layout.format = a.format;
   layout.top_k = classifier.head.task == Task::multilabel && !a.top_k_given ? classifier.labels.size()
                                                                             : static_cast<std::size_t>(a.top_k);
-  layout.path = a.input == "files" || a.paths.size() > 1;
-  layout.gold = a.input == "jsonl";
+  const std::vector<Source> sources = plan_sources(a);
+  layout.path = a.paths.size() > 1 || sources.front().whole;
+  layout.gold = a.input == "jsonl" || a.input == "fasttext" || a.input == "tsv";
   layout.error = a.on_error == "skip";
   layout.explain = a.explain;
   layout.threshold = a.threshold;
   layout.abstain_label = abstain_label;
-  Runner runner(a, classifier, layout, a.input == "files" ? static_cast<std::int64_t>(a.paths.size()) : 0);
+  Runner runner(a, classifier, layout, documents_to_come(sources));
   try {
-    read_sources(runner, a, layout.path, label_options(classifier.config, false));
+    read_sources(runner, sources, layout.path, label_options(classifier.config, false));
   } catch (const han::Error&) {
     runner.finish();  // answers what was read; a failed write (before or during that) is the error shown
     throw;
@@ -297,8 +374,10 @@ void add_predict_command(CLI::App& app) {
   cmd->add_option("-f,--format", args->format, "Output: tsv (label, probability), json (one object per line), html (a page)")
       ->check(CLI::IsMember({"tsv", "json", "html"}))
       ->default_val("tsv");
-  cmd->add_option("--data-format", args->input, "lines: one document per line; files: each path one document; jsonl: records with a \"text\" field")
-      ->check(CLI::IsMember({"lines", "files", "jsonl"}));
+  cmd->add_option("--data-format", args->input, "lines: one document per line; files: each path one document; jsonl, fasttext, tsv: "
+                  "records (their labels are gold answers); default: a file is one document, stdin one per line, "
+                  "unless the first line is a JSON record or a __label__ line")
+      ->check(CLI::IsMember({"lines", "files", "jsonl", "fasttext", "tsv"}));
   cmd->add_option("--on-error", args->on_error, "A record that cannot be read: stop (after answering the ones before it) or skip (an error row in its place)")
       ->check(CLI::IsMember({"stop", "skip"}))
       ->default_val("stop");

@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "commands.h"
+#include "han/text/data_format.h"
 #include "han/core/error.h"
 #include "han/text/corpus.h"
 #include "logging.h"
@@ -36,7 +37,8 @@ void run_prepare(const PrepareArgs& a) {
   setup_logging(a.log);
   std::vector<std::string> overrides = a.overrides;
   if (!a.cache.empty()) overrides.push_back("data.cache=" + a.cache);
-  const Config cfg = load_config_file(a.config, overrides);
+  Config cfg = load_config_file(a.config, overrides);
+  resolve_data_format(cfg.data);
   refuse_unpreparable(cfg);
   const auto start = std::chrono::steady_clock::now();
   const Corpus corpus = load_corpus(cfg);  // maps the cache, or reads the text and writes it

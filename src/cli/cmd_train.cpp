@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "commands.h"
+#include "han/text/data_format.h"
 #include "han/core/number_text.h"
 #include "han/core/json_text.h"
 #include "han/infer/classifier.h"
@@ -111,6 +112,7 @@ Config given_config(const TrainArgs& a, std::vector<std::string> overrides, nloh
 // rank that `writes` the run folder locks it.
 PreparedRun prepare_run(const TrainArgs& a, int ranks, bool writes, std::optional<Classifier>& parent) {
   if (!a.config.empty() && !a.resume.empty()) throw han::Error("train takes --config FILE or --resume DIR, not both");
+  if (!a.resume.empty()) refuse_finished_run(a.resume);  // before the flags: what was meant cannot be done
   if (!a.resume.empty() &&
       (!a.overrides.empty() || !a.init.empty() || !a.output.empty() || a.overwrite || a.seeds || !a.data.empty()))
     throw han::Error("--resume continues a run as it was configured: it takes no data file, --set, --seeds, --init, "
@@ -124,6 +126,7 @@ PreparedRun prepare_run(const TrainArgs& a, int ranks, bool writes, std::optiona
   if (!a.init.empty()) overrides.push_back("trainer.init=" + a.init);
   nlohmann::json given;
   Config cfg = given_config(a, overrides, given);
+  resolve_data_format(cfg.data);
   const std::string output =
       a.output.empty() ? default_output(a.config.empty() ? cfg.data.train : a.config) : a.output;
   require_utf8_path(a.output.empty() ? "--output (default: runs/<config or data file name>)" : "--output", output);

@@ -92,7 +92,8 @@ void visit_fields(DataConfig& c, V& v) {
   v.path({"train", "training data (required by han train)"}, c.train);
   v.path({"dev", "dev data for best-epoch selection, early stopping and calibration; \"\" = none"}, c.dev);
   v.path({"test", "test data evaluated after training; \"\" = none"}, c.test);
-  v.enumeration({"format", "input format of the data files"}, c.format, DataFormat::jsonl);
+  v.enumeration({"format", "input format of the data files; auto: told from each file's first line (or a folder)"},
+                c.format, DataFormat::auto_detect);
   v.path({"unlabeled", "unlabelled text, one document per line, for skip-gram vectors; \"\" = none", kLater},
          c.unlabeled);
   v.text({"label_separator", "tsv, model.task multilabel: separates the labels of the label field", kLater},

@@ -24,6 +24,7 @@
 #include "han/core/json_text.h"
 #include "han/core/line_reader.h"
 #include "han/core/utf8.h"
+#include "han/text/data_format.h"
 
 namespace han {
 namespace {
@@ -32,7 +33,6 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 constexpr std::string_view kBom = "\xEF\xBB\xBF";
-constexpr std::string_view kFastTextPrefix = "__label__";
 
 std::string_view strip_bom(std::string_view s) {
   if (s.substr(0, kBom.size()) == kBom) s.remove_prefix(kBom.size());
@@ -303,8 +303,10 @@ bool is_tsv_header(std::string_view line) {
          equals_ignoring_case(trim(line.substr(tab + 1)), "text");
 }
 
-Example parse_line(std::string_view line, const std::string& where, DataFormat format,
-                   const LabelOptions& options) {
+}  // namespace
+
+Example parse_record(std::string_view line, const std::string& where, DataFormat format,
+                     const LabelOptions& options) {
   switch (format) {
     case DataFormat::jsonl:
       return parse_jsonl_record(line, where, options);
@@ -313,14 +315,32 @@ Example parse_line(std::string_view line, const std::string& where, DataFormat f
     case DataFormat::tsv:
       return parse_tsv_line(line, where, options);
     case DataFormat::folder:
+    case DataFormat::auto_detect:
       break;
   }
   HAN_ASSERT(false);
   return {};
 }
 
+namespace {
+
+// The record of a data line; a parse error on the first one says which format the line
+// looks like when it is not the one read.
+Example parse_data_line(std::string_view line, const std::string& where, DataFormat format,
+                        const LabelOptions& options, bool first) {
+  if (!first) return parse_record(line, where, format, options);
+  try {
+    return parse_record(line, where, format, options);
+  } catch (const Error& e) {
+    const std::string hint = other_format_hint(line, format);
+    if (hint.empty()) throw;
+    throw Error(e.what() + hint, e.exit_code());
+  }
+}
+
 // Records of one line-based file, read as a stream: the file is never held whole, only
-// the current line (so a 100 MB line costs about its own size, not several copies).
+// the current line (so a 100 MB line costs about its own size, not several copies). Under
+// data.format auto the first non-blank line tells the format.
 void visit_line_file(const std::string& path, DataFormat format, const LabelOptions& options,
                      const ExampleVisitor& visit) {
   // Data from a terminal would wait for typing that never comes: a forgotten pipe.
@@ -328,23 +348,32 @@ void visit_line_file(const std::string& path, DataFormat format, const LabelOpti
     throw Error("-: standard input is a terminal; pipe the data in (e.g. cat data.jsonl | han ...)");
   InputStream in(path);
   // JSON cannot be cut short; the other formats keep the first kMaxLineBytes of a line.
-  const std::size_t cap = format == DataFormat::jsonl ? kMaxRecordBytes + 1 : kMaxLineBytes;
-  LineReader reader(in, cap, /*cr_ends_line=*/true);
+  const bool json_cap = format == DataFormat::jsonl || format == DataFormat::auto_detect;
+  LineReader reader(in, json_cap ? kMaxRecordBytes + 1 : kMaxLineBytes, /*cr_ends_line=*/true);
   std::string line;
+  bool first = true;
   while (reader.next(line)) {
     const std::size_t line_no = reader.line_number();
     std::string_view view = line;
     if (line_no == 1) view = strip_bom(view);
+    const std::string where = path + ":" + std::to_string(line_no);
+    if (format == DataFormat::auto_detect && !is_blank(view)) {
+      format = format_of_first_line(view, where);
+      if (format != DataFormat::jsonl) {
+        reader.set_max_line_bytes(kMaxLineBytes);
+        if (view.size() > kMaxLineBytes) view = view.substr(0, kMaxLineBytes);
+      }
+    }
     if (format == DataFormat::tsv && line_no == 1 && is_tsv_header(view)) {
       const auto tab = view.find('\t');
       spdlog::info("{}:1: header row \"{}<TAB>{}\" skipped", path, trim(view.substr(0, tab)),
                    trim(view.substr(tab + 1)));
     } else if (!is_blank(view)) {
-      const std::string where = path + ":" + std::to_string(line_no);
       if (format == DataFormat::jsonl && line.size() > kMaxRecordBytes) {
         throw Error(where + ": " + line_too_long(kMaxRecordBytes));
       }
-      visit(parse_line(view, where, format, options));
+      visit(parse_data_line(view, where, format, options, first));
+      first = false;
     }
     // Give back the memory of an exceptionally long line before reading the next one.
     if (line.capacity() > (std::size_t{4} << 20)) std::string().swap(line);
@@ -379,7 +408,11 @@ void visit_folder(const std::string& path, const ExampleVisitor& visit) {
   if (!fs::is_directory(st)) {
     throw Error(path + ": not a folder (format \"folder\" expects one sub-folder per class)");
   }
-  for (const fs::path& class_dir : sorted_entries(path, true)) {
+  const std::vector<fs::path> class_dirs = sorted_entries(path, true);
+  if (class_dirs.empty())
+    throw Error(path + ": a directory without sub-folders; a folder of data holds one sub-folder per class (" + path +
+                "/<label>/<file>), and a data file is given by its path");
+  for (const fs::path& class_dir : class_dirs) {
     const std::string label = class_dir.filename().string();
     for (const fs::path& file : sorted_entries(class_dir, false)) {
       Example ex;
@@ -530,6 +563,8 @@ std::vector<Example> read_examples(const std::string& path, DataFormat format,
 
 void visit_examples(const std::string& path, DataFormat format, const LabelOptions& options,
                     const ExampleVisitor& visit) {
+  std::error_code ec;
+  if (format == DataFormat::auto_detect && fs::is_directory(path, ec)) format = DataFormat::folder;
   if (format != DataFormat::folder) return visit_line_file(path, format, options, visit);
   if (options.task != Task::single)
     throw Error("data.format: folder gives one label per document (its sub-folder); model.task " +

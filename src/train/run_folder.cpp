@@ -130,6 +130,15 @@ void abandon_run(const PreparedRun& run) {
   fs::remove_all(run.files.members, ec);
 }
 
+void refuse_finished_run(const std::string& folder) {
+  const RunFiles files = run_files(folder);
+  std::error_code ec;
+  if (!fs::exists(files.model, ec) || holds_interrupted_run(folder)) return;
+  throw Error(folder + ": the run finished (" + files.model +
+              "); --resume continues an interrupted run. To train it further, from its weights: han train --config " +
+              files.config + " --init " + files.model + " --set trainer.epochs=N --output NEW_DIR");
+}
+
 PreparedRun reopen_run(const std::string& folder, bool lock) {
   HAN_ASSERT(!folder.empty());
   PreparedRun run;
@@ -137,6 +146,7 @@ PreparedRun reopen_run(const std::string& folder, bool lock) {
   run.resume = true;
   std::error_code ec;
   if (lock && fs::is_directory(folder, ec)) run.lock = std::make_shared<RunLock>(folder, "han train --resume");
+  refuse_finished_run(folder);
   if (!holds_interrupted_run(folder))
     throw Error(run.files.checkpoint + ": no checkpoint to resume from (the run finished, or was never interrupted)");
   const nlohmann::json j = nlohmann::json::parse(read_file(run.files.config), nullptr, false);

@@ -221,3 +221,56 @@ TEST_CASE("the recipe (docs/recipes.md) sharding predict with split and xargs ke
   CHECK(lines_of(sharded.out).size() == 231);
   CHECK(sharded.out == one.out);
 }
+
+TEST_CASE("predict without --data-format reads JSON records and fastText lines by their first line, says so, "
+          "and answers their text alone",
+          "[cli][predict][data_format]") {
+  const CliFixture& f = cli_fixture();
+  const std::string texts = "A wonderful film\nA dull and lifeless script\n";
+  const RunResult plain = run(han_cmd("predict --model " + f.model), texts);
+  REQUIRE(plain.exit_code == 0);
+  REQUIRE(lines_of(plain.out).size() == 2);
+
+  const std::string jsonl = "{\"label\": \"neg\", \"text\": \"A wonderful film\"}\n{\"text\": \"A dull and lifeless script\"}\n";
+  const std::string fasttext = "__label__neg A wonderful film\n__label__pos  A dull and lifeless script\n";
+  for (const auto& [input, said] : {std::pair{jsonl, "JSON records: their \"text\" is read"},
+                                    std::pair{fasttext, "fastText lines: their labels are ignored"}}) {
+    INFO(input);
+    const RunResult r = run(han_cmd("predict --model " + f.model), input);
+    CHECK(r.exit_code == 0);
+    CHECK(r.out == plain.out);  // the same answers as the bare text
+    CHECK(r.err == std::string("han: <stdin>: ") + said + "; --data-format lines reads each line as text\n");
+
+    // A file holding records is read record by record, whatever its name.
+    TempDir tmp;
+    const std::string file = (tmp.path / "records.txt").string();
+    write(file, input);
+    const RunResult from_file = run(han_cmd("predict --model " + f.model + " " + file));
+    CHECK(from_file.exit_code == 0);
+    CHECK(from_file.out == plain.out);
+    CHECK_THAT(from_file.err, Catch::Contains(file + ": " + said));
+  }
+  // Named, the format is read as named: the JSON is text, and no word is said.
+  const RunResult as_lines = run(han_cmd("predict --data-format lines --model " + f.model), jsonl);
+  CHECK(as_lines.exit_code == 0);
+  CHECK(as_lines.err.empty());
+  CHECK(lines_of(as_lines.out).size() == 2);
+  // A file of plain text stays one document.
+  TempDir tmp;
+  const std::string doc = (tmp.path / "doc.txt").string();
+  write(doc, texts);
+  const RunResult whole = run(han_cmd("predict --model " + f.model + " " + doc));
+  CHECK(lines_of(whole.out).size() == 1);
+  CHECK(whole.err.empty());
+}
+
+TEST_CASE("predict --data-format fasttext and tsv read records, their labels as gold answers", "[cli][predict][data_format]") {
+  const CliFixture& f = cli_fixture();
+  const RunResult ft = run(han_cmd("predict --data-format fasttext --format json --model " + f.model),
+                           "__label__pos A wonderful film\n");
+  CHECK(ft.exit_code == 0);
+  CHECK_THAT(ft.out, Catch::Contains("\"gold\":\"pos\""));
+  const RunResult tsv = run(han_cmd("predict --data-format tsv --format json --model " + f.model), "neg\tA dull film\n");
+  CHECK(tsv.exit_code == 0);
+  CHECK_THAT(tsv.out, Catch::Contains("\"gold\":\"neg\""));
+}

@@ -3,6 +3,7 @@
 // ablate ends with 130/143 and one line saying what is kept and how to continue.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <regex>
@@ -340,4 +341,60 @@ TEST_CASE("train FILE trains on a data file with the defaults into runs/<its nam
   check_refused(run(in_dir + han_cmd("train small.jsonl --resume runs/small")),
                 "han: error: --resume continues a run as it was configured: it takes no data file, --set, --seeds, "
                 "--init, --output or --overwrite");
+}
+
+TEST_CASE("train and eval read fastText and tsv files by their content, and the run config names the format found",
+          "[cli][runs][data_format]") {
+  const TempDir dir;
+  // The bundled jsonl slice rewritten as fastText lines and as tsv rows.
+  const auto records = lines_of(slurp(source_path("data/train.jsonl")));
+  std::string fasttext, tsv = "label\ttext\n";
+  for (std::size_t i = 0; i < 200; ++i) {
+    const json j = json::parse(records[i]);
+    std::string text = j["text"].get<std::string>();
+    for (char& c : text)
+      if (c == '\t' || c == '\n' || c == '\r') c = ' ';
+    fasttext += "__label__" + j["label"].get<std::string>() + " " + text + "\n";
+    tsv += j["label"].get<std::string>() + "\t" + text + "\n";
+  }
+  const std::string ft_file = dir.write("reviews.txt", fasttext), tsv_file = dir.write("reviews.data", tsv);
+  const std::string out = dir.file("run");
+  const RunResult r = run(han_cmd("train " + ft_file + " --set data.dev=" + tsv_file +
+                                  " --set trainer.epochs=1 --set model.linear_member=false -o " + out + kTinyModel));
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  // train and dev differ: each is told apart as it is read, and the config keeps auto.
+  CHECK(json::parse(slurp(out + "/config.json"))["data"]["format"] == "auto");
+
+  const RunResult same = run(han_cmd("train " + ft_file + " --set trainer.epochs=1 --set model.linear_member=false -o " +
+                                     dir.file("ft") + kTinyModel));
+  REQUIRE(same.exit_code == 0);
+  CHECK(json::parse(slurp(dir.file("ft/config.json")))["data"]["format"] == "fasttext");
+
+  for (const std::string& data : {ft_file, tsv_file}) {
+    const RunResult e = run(han_cmd("eval --model " + out + " --data " + data));
+    INFO(e.err);
+    CHECK(e.exit_code == 0);
+    CHECK_THAT(e.out, Catch::StartsWith("documents 200 "));
+  }
+}
+
+TEST_CASE("train --resume on a finished run gives the command that trains it further, and that command runs",
+          "[cli][runs]") {
+  const TempDir dir;
+  const std::string data = head_of_data(dir, "data/train.jsonl", 200, "small.jsonl");
+  const std::string out = dir.file("run");
+  REQUIRE(run(han_cmd(train_args(data, out))).exit_code == 0);
+  const std::string line = "han: error: " + out + ": the run finished (" + out +
+                           "/model.han); --resume continues an interrupted run. To train it further, from its "
+                           "weights: han train --config " + out + "/config.json --init " + out +
+                           "/model.han --set trainer.epochs=N --output NEW_DIR";
+  check_refused(run(han_cmd("train --resume " + out)), line);
+  check_refused(run(han_cmd("train --resume " + out + " --set trainer.epochs=3")), line);
+
+  const RunResult further = run(han_cmd("train --config " + out + "/config.json --init " + out +
+                                        "/model.han --set trainer.epochs=1 --output " + dir.file("further")));
+  INFO(further.err);
+  CHECK(further.exit_code == 0);
+  CHECK(fs::exists(dir.file("further/model.han")));
 }

@@ -43,7 +43,7 @@ TEST_CASE("defaults match the paper (min_count: auto) and round-trip through JSO
   CHECK(j["model"]["mask"] == "renorm");
   CHECK(j["model"]["embeddings"].is_null());
   CHECK(j["optimizer"]["name"] == "adam");
-  CHECK(j["data"]["format"] == "jsonl");
+  CHECK(j["data"]["format"] == "auto");
   CHECK(j["trainer"]["seed"] == 1);
 
   // Every key parses back to the same value, and serialises identically again.

@@ -13,7 +13,7 @@ using nlohmann::json;
 TEST_CASE("enum name tables: every name round-trips, and the names listed for the CLI", "[config]") {
   CHECK(han::enum_names<han::MaskMode>() == std::vector<std::string>{"none", "renorm", "additive"});
   CHECK(han::enum_names<han::BatchStrategy>() == std::vector<std::string>{"bucket", "random"});
-  CHECK(han::enum_names<han::DataFormat>() == std::vector<std::string>{"jsonl", "fasttext", "tsv", "folder"});
+  CHECK(han::enum_names<han::DataFormat>() == std::vector<std::string>{"jsonl", "fasttext", "tsv", "folder", "auto"});
   CHECK(han::enum_names<han::Bag>() == std::vector<std::string>{"none", "words"});
   for (const std::string& name : han::enum_names<han::Pooling>())
     CHECK(han::to_string(han::parse_enum<han::Pooling>(name, "k")) == name);

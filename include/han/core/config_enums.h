@@ -14,7 +14,7 @@ enum class Pooling { attention, mean };
 // A linear term over each document's bag of words beside the HAN (nn/layers/bag.h).
 enum class Bag { none, words };
 enum class BatchStrategy { bucket, random };
-enum class DataFormat { jsonl, fasttext, tsv, folder };
+enum class DataFormat { jsonl, fasttext, tsv, folder, auto_detect };  // auto_detect: "auto"
 enum class OptimizerName { adam, sgd, adamw };
 enum class LrSchedule { constant, linear, cosine };
 // The dev score that picks the best epoch; auto = the task's default (core/select_metric.h).
@@ -61,7 +61,7 @@ struct EnumNames<BatchStrategy> {
 };
 template <>
 struct EnumNames<DataFormat> {
-  static constexpr std::array<const char*, 4> names = {"jsonl", "fasttext", "tsv", "folder"};
+  static constexpr std::array<const char*, 5> names = {"jsonl", "fasttext", "tsv", "folder", "auto"};
 };
 template <>
 struct EnumNames<OptimizerName> {

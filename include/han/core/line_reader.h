@@ -27,6 +27,8 @@ class LineReader {
   std::size_t line_number() const { return line_number_; }
   // Whether the line last returned by next() was cut at max_line_bytes.
   bool truncated() const { return truncated_; }
+  // Lines read from now on are cut at `n` bytes.
+  void set_max_line_bytes(std::size_t n) { max_line_bytes_ = n; }
 
  private:
   bool fill();  // one read(); false at EOF

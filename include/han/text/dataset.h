@@ -76,6 +76,11 @@ void visit_examples(const std::string& path, DataFormat format, const LabelOptio
 Example parse_jsonl_record(std::string_view line, const std::string& where, bool require_label);
 Example parse_jsonl_record(std::string_view line, const std::string& where, const LabelOptions& options);
 
+// One line of a line format (jsonl, fasttext or tsv) as its record, as the file readers
+// parse it; `where` is "file:line" for messages.
+Example parse_record(std::string_view line, const std::string& where, DataFormat format,
+                     const LabelOptions& options);
+
 struct Document {
   std::int32_t label = -1;  // index into the label list; -1 = unknown
   std::vector<std::int32_t> label_set;  // multilabel: indices into the label list

@@ -69,6 +69,9 @@ void abandon_run(const PreparedRun& run);
 
 // Whether `folder` holds an interrupted run: its checkpoint.han, or one of an ensemble member's.
 bool holds_interrupted_run(const std::string& folder);
+// han::Error when `folder` holds a finished run (its model.han, no checkpoint): --resume has
+// no optimizer state to go on from, so the message gives the command that trains further.
+void refuse_finished_run(const std::string& folder);
 
 // An interrupted run to continue (holds_interrupted_run); the config is the one
 // DIR/config.json holds.
