@@ -14,6 +14,7 @@
 #include "han/train/run_folder.h"
 #include "interrupts.h"
 #include "logging.h"
+#include "option_values.h"
 #include "training_progress.h"
 
 namespace han::cli {
@@ -127,10 +128,10 @@ void add_ablate_command(CLI::App& app) {
   cmd->add_option("-n,--seeds", args->seeds, "Seeds per variant (trainer.seed, +1, ...)")->default_val(3)->check(CLI::Range(1, 1000));
   cmd->add_option("--masks", args->masks, "Mask modes to compare")
       ->default_str(join_names(enum_names<MaskMode>()))
-      ->delimiter(',')->check(CLI::IsMember(enum_names<MaskMode>()));
+      ->delimiter(',')->check(one_of(enum_names<MaskMode>()));
   cmd->add_option("--batching", args->batchings, "Batching strategies to compare")
       ->default_str(join_names(enum_names<BatchStrategy>()))
-      ->delimiter(',')->check(CLI::IsMember(enum_names<BatchStrategy>()));
+      ->delimiter(',')->check(one_of(enum_names<BatchStrategy>()));
   cmd->add_flag("--with-member", args->with_member,
                 "Blend the linear member into every variant, as han predict does (it is the same in every variant, "
                 "so it narrows their differences; left out by default)");

@@ -20,6 +20,7 @@
 #include "han/core/number_text.h"
 #include "han/infer/evaluation.h"
 #include "logging.h"
+#include "option_values.h"
 
 namespace han::cli {
 namespace {
@@ -199,12 +200,16 @@ void add_eval_command(CLI::App& app) {
       ->required()
       ->type_name("FILE");
   cmd->add_option("--data-format", args->data_format, "Data format (default: the model's data.format)")
-      ->check(CLI::IsMember(enum_names<DataFormat>()));
-  std::vector<std::string> formats{"text", "json"};
+      ->check(one_of(enum_names<DataFormat>()));
   const std::vector<std::string> data_formats = enum_names<DataFormat>();
-  formats.insert(formats.end(), data_formats.begin(), data_formats.end());  // the deprecated spelling
+  const CLI::Validator output_formats = one_of({"text", "json"});
   cmd->add_option("--format", args->format, "Output: text (tables) or json (one object)")
-      ->check(CLI::IsMember(formats).description(""))
+      ->check(CLI::Validator(
+          [data_formats, output_formats](std::string& value) {
+            const bool data_format = std::find(data_formats.begin(), data_formats.end(), value) != data_formats.end();
+            return data_format ? std::string() : output_formats(value);  // a data format: the deprecated spelling
+          },
+          ""))
       ->type_name("{text,json}");
   cmd->add_flag("--json", args->json, "Same as --format json");
   cmd->add_option("--threshold", args->threshold,

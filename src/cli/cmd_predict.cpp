@@ -4,6 +4,7 @@
 // that cannot be read ends the run only after everything read before it is answered.
 // Reading and tokenizing the next batches overlaps answering this one (see Runner).
 #include <spdlog/spdlog.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -22,6 +23,7 @@
 #include "han/text/dataset.h"
 #include "han/text/encoding.h"
 #include "logging.h"
+#include "option_values.h"
 #include "predict_output.h"
 
 namespace han::cli {
@@ -256,6 +258,15 @@ std::string check_threshold(const PredictArgs& a, const Classifier& c) {
   return a.abstain_label;
 }
 
+// `han predict -m model` typed at a terminal waits for stdin: say what it waits for (not
+// when stdin is a pipe or a file, nor with --quiet).
+void say_when_reading_a_terminal(const PredictArgs& a) {
+  if (std::find(a.paths.begin(), a.paths.end(), "-") == a.paths.end() || !::isatty(STDIN_FILENO)) return;
+  if (a.input == "files") spdlog::info("reading one document from stdin (the terminal); end it with Ctrl-D");
+  else if (a.input == "jsonl") spdlog::info("reading JSON records from stdin (the terminal), one per line; end with Ctrl-D");
+  else spdlog::info("reading documents from stdin (the terminal), one per line; end with Ctrl-D");
+}
+
 void run_predict(PredictArgs& a) {
   setup_logging(a.log);
   check_args(a);
@@ -274,6 +285,7 @@ void run_predict(PredictArgs& a) {
   layout.threshold = a.threshold;
   layout.abstain_label = abstain_label;
   Runner runner(a, classifier, layout, a.input == "files" ? static_cast<std::int64_t>(a.paths.size()) : 0);
+  say_when_reading_a_terminal(a);
   try {
     read_sources(runner, a, layout.path, label_options(classifier.config, false));
   } catch (const han::Error&) {
@@ -295,14 +307,14 @@ void add_predict_command(CLI::App& app) {
       ->type_name("FILE|DIR");
   cmd->add_option("paths", args->paths, "Documents to classify; none reads stdin, and '-' reads it at its place")->type_name("PATH");
   cmd->add_option("-f,--format", args->format, "Output: tsv (label, probability), json (one object per line), html (a page)")
-      ->check(CLI::IsMember({"tsv", "json", "html"}))
+      ->check(one_of({"tsv", "json", "html"}))
       ->default_val("tsv");
   cmd->add_option("--data-format", args->input, "lines: one document per line; files: each path one document; jsonl: records with a \"text\" field")
-      ->check(CLI::IsMember({"lines", "files", "jsonl"}));
+      ->check(one_of({"lines", "files", "jsonl"}));
   cmd->add_option("--on-error", args->on_error, "A record that cannot be read: stop (after answering the ones before it) or skip (an error row in its place)")
-      ->check(CLI::IsMember({"stop", "skip"}))
+      ->check(one_of({"stop", "skip"}))
       ->default_val("stop");
-  add_deprecated_alias(*cmd, "-i,--input", args->input, "--data-format")->check(CLI::IsMember({"lines", "files", "jsonl"}));
+  add_deprecated_alias(*cmd, "-i,--input", args->input, "--data-format");
   cmd->add_option("-k,--top-k", args->top_k,
                   "Best K labels per document (multi-label models: at most K of the labels reaching their "
                   "thresholds, the most probable; default: all of them)")
