@@ -66,7 +66,9 @@ int report_unknown_option(const CLI::App& app, const std::string& typed, const s
                           const std::string& help) {
   std::string said = hint;
   if (said.empty() && typed.rfind("--", 0) == 0) {  // not for one letter: any other is as close
-    const std::vector<std::string> close = han::closest_names(typed, flag_names(app));
+    std::vector<std::pair<std::string, std::string>> names = flag_names(app);
+    if (!app.get_parent()) names.insert(names.end(), {{"--man", "--man"}, {"--completion", "--completion"}});
+    const std::vector<std::string> close = han::closest_names(typed, names);
     for (std::size_t i = 0; i < close.size(); ++i) said += (i == 0 ? "; did you mean " : " or ") + close[i];
     if (!close.empty()) said += "?";
   }

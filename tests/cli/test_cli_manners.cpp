@@ -129,6 +129,8 @@ TEST_CASE("an unknown option before the verb is named as one, -V is --version, h
   CHECK(run(han_cmd("--bogus train x.jsonl")).err == "han: error: unknown option --bogus (see han --help)\n");
   CHECK(run(han_cmd("--verison")).err == "han: error: unknown option --verison; did you mean --version? (see han --help)\n");
   CHECK(run(han_cmd("-Z")).err == "han: error: unknown option -Z (see han --help)\n");
+  CHECK(run(han_cmd("--completoin bash")).err ==
+        "han: error: unknown option --completoin; did you mean --completion? (see han --help)\n");
   const RunResult version = run(han_cmd("--version"));
   CHECK(version.exit_code == 0);
   const RunResult v = run(han_cmd("-V"));
