@@ -125,7 +125,7 @@ void add_ablate_command(CLI::App& app) {
       ->type_name("DIR");
   cmd->add_flag("--overwrite", args->overwrite,
                 "Replace what the output folder holds (a training run, another config's ablation; else it is refused)");
-  cmd->add_option("-n,--seeds", args->seeds, "Seeds per variant (trainer.seed, +1, ...)")->default_val(3)->check(CLI::Range(1, 1000));
+  cmd->add_option("-n,--seeds", args->seeds, "Seeds per variant (trainer.seed, +1, ...)")->default_val(3)->check(in_range(1, 1000));
   cmd->add_option("--masks", args->masks, "Mask modes to compare")
       ->default_str(join_names(enum_names<MaskMode>()))
       ->delimiter(',')->check(one_of(enum_names<MaskMode>()));

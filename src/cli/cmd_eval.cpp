@@ -215,10 +215,10 @@ void add_eval_command(CLI::App& app) {
   cmd->add_option("--threshold", args->threshold,
                   "Single-label models: abstain below P (coverage and accuracy on the answered); "
                   "multi-label models: P for every label (default: the model's thresholds)")
-      ->check(CLI::Range(0.0, 1.0))
+      ->check(in_range(0.0, 1.0))
       ->type_name("P");
-  cmd->add_option("-b,--batch-size", args->batch_size, "Documents per batch")->default_val(64)->check(CLI::Range(1, 100000));
-  cmd->add_option("-t,--threads", args->threads, "Threads (0 = all cores)")->default_val(0)->check(CLI::Range(0, 1024));
+  cmd->add_option("-b,--batch-size", args->batch_size, "Documents per batch")->default_val(64)->check(in_range(1, 100000));
+  cmd->add_option("-t,--threads", args->threads, "Threads (0 = all cores)")->default_val(0)->check(in_range(0, 1024));
   add_log_options(*cmd, args->log);
   cmd->callback([args] { run_eval(*args); });
 }

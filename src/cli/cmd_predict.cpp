@@ -323,14 +323,14 @@ void add_predict_command(CLI::App& app) {
   cmd->add_option("--threshold", args->threshold,
                   "Multi-label models: answer every label whose probability reaches P (default: the model's "
                   "thresholds); single-label models: answer the abstain label when the top probability is below P")
-      ->check(CLI::Range(0.0, 1.0))
+      ->check(in_range(0.0, 1.0))
       ->type_name("P");
   cmd->add_option("--abstain-label", args->abstain_label,
                   "With --threshold, what a single-label model answers when it abstains (default: __none__)")
       ->type_name("NAME");
   cmd->add_flag("-e,--explain", args->explain, "json: add sentence and word attention weights");
   cmd->add_option("-b,--batch-size", args->batch_size, "Documents per batch (and per output flush)")->default_val(64);
-  cmd->add_option("-t,--threads", args->threads, "Threads that compute (0 = all cores); with more than one, reading the next documents overlaps computing")->default_val(0)->check(CLI::Range(0, 1024));
+  cmd->add_option("-t,--threads", args->threads, "Threads that compute (0 = all cores); with more than one, reading the next documents overlaps computing")->default_val(0)->check(in_range(0, 1024));
   add_log_options(*cmd, args->log);
   cmd->callback([args] { run_predict(*args); });
 }

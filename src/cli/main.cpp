@@ -20,10 +20,12 @@
 #include "self_docs.h"
 #include "han/core/config.h"
 #include "han/core/error.h"
+#include "han/core/json_text.h"
 #include "han/core/malloc_tuning.h"
 #include "han/core/suggest.h"
 #include "han/nn/kernels.h"
 #include "logging.h"
+#include "option_values.h"
 
 namespace {
 
@@ -263,6 +265,20 @@ int main(int raw_argc, char** raw_argv) {
   } catch (const CLI::ParseError& e) {
     std::string what = e.what();
     if (what.rfind(": ", 0) == 0) what = hidden_option_label(app, argc, argv) + what.substr(2);
+    // "Could not convert: --top-k = abc": a number was expected.
+    const std::string unconverted = "Could not convert: ";
+    const std::size_t equals = what.find(" = ");
+    if (what.rfind(unconverted, 0) == 0 && equals != std::string::npos)
+      what = what.substr(unconverted.size(), equals - unconverted.size()) + ": expected a number, got " +
+             han::quote_excerpt(what.substr(equals + 3));
+    // "--model: 1 required FILE|DIR missing": the option ended the command line.
+    const std::size_t required = what.find(": 1 required ");
+    if (required != std::string::npos && what.size() > 8 && what.compare(what.size() - 8, 8, " missing") == 0) {
+      const std::string type = what.substr(required + 13, what.size() - 8 - required - 13);
+      std::string values;
+      for (const std::string& name : han::cli::names_in_type(type)) values += (values.empty() ? "" : ", ") + name;
+      what = what.substr(0, required) + ": needs a value" + (values.empty() ? " (" + type + ")" : ": one of " + values);
+    }
     std::fprintf(stderr, "han: error: %s (see %s)\n", what.c_str(), help_hint(app, argc, argv).c_str());
     return 2;
   } catch (const han::Error& e) {

@@ -1,6 +1,7 @@
 #include "option_values.h"
 
 #include <algorithm>
+#include <sstream>
 #include <utility>
 
 #include "han/core/json_text.h"
@@ -23,6 +24,26 @@ CLI::Validator one_of(const std::vector<std::string>& names) {
       },
       "{" + braces + "}");
 }
+
+namespace {
+
+template <class T>
+CLI::Validator range_of(T lo, T hi) {
+  const CLI::Range range(lo, hi);
+  std::ostringstream bounds;
+  bounds << lo << " and " << hi;
+  return CLI::Validator(
+      [range, between = bounds.str()](std::string& value) -> std::string {
+        if (range(value).empty()) return "";
+        return "must be between " + between + ", got " + quote_excerpt(value);
+      },
+      range.get_description());
+}
+
+}  // namespace
+
+CLI::Validator in_range(double lo, double hi) { return range_of(lo, hi); }
+CLI::Validator in_range(int lo, int hi) { return range_of(lo, hi); }
 
 std::vector<std::string> names_in_type(const std::string& type_name) {
   const std::size_t open = type_name.find('{'), close = type_name.find('}', open);

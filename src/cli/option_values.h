@@ -12,6 +12,12 @@ namespace han::cli {
 // the closest name suggested.
 CLI::Validator one_of(const std::vector<std::string>& names);
 
+// Accepts a number from `lo` to `hi`, described as CLI::Range describes it ("INT in
+// [0 - 1024]"); a value out of range reads `must be between 0 and 1024, got "5000"`, as
+// config keys say it.
+CLI::Validator in_range(double lo, double hi);
+CLI::Validator in_range(int lo, int hi);
+
 // The names in a type name such as "TEXT:{a,b,c}" or "{a,b}", or none.
 std::vector<std::string> names_in_type(const std::string& type_name);
 

@@ -115,6 +115,16 @@ TEST_CASE("a wrong option value names the option, its values and the closest one
   CHECK(level.exit_code == 2);
   CHECK(level.err.find("han: error: --log-level: must be one of \"trace\", \"debug\", \"info\", \"warn\", \"error\", "
                        "\"off\", got \"verbose\"") != std::string::npos);
+  // Numbers: out of range, not a number, or no value at all, in the words config keys use.
+  CHECK(run(han_cmd("predict -m model.han --threshold 1.5")).err ==
+        "han: error: --threshold: must be between 0 and 1, got \"1.5\" (see han predict --help)\n");
+  CHECK(run(han_cmd("predict -m model.han -k abc")).err ==
+        "han: error: --top-k: expected a number, got \"abc\" (see han predict --help)\n");
+  CHECK(run(han_cmd("predict -m model.han --format")).err ==
+        "han: error: --format: needs a value: one of tsv, json, html (see han predict --help)\n");
+  CHECK(run(han_cmd("predict -m model.han -i")).err ==
+        "han: error: --data-format (-i, --input): needs a value: one of lines, files, jsonl (see han predict --help)\n");
+  CHECK(run(han_cmd("predict -m")).err == "han: error: --model: needs a value (FILE|DIR) (see han predict --help)\n");
   const RunResult masks = run(han_cmd("ablate -c x.json --masks renorm,addtive"));
   CHECK(masks.err.find("--masks: must be one of \"none\", \"renorm\", \"additive\", got \"addtive\" (did you mean "
                        "\"additive\"?)") != std::string::npos);
