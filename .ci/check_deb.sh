@@ -31,5 +31,6 @@ chroot "$root" /bin/bash -euo pipefail -c '
   han help config trainer.epochs | grep -q "default  10"
   test -f /usr/share/doc/han/docs/configuration.md
   test -f /usr/share/bash-completion/completions/han
+  test -f /usr/share/fish/vendor_completions.d/han.fish
   echo "check_deb: han installed from the package on a bare Debian 12 and ran the quick start"
 '

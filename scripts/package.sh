@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the Debian package build-deb/han_<version>_<arch>.deb: a portable build (its
 # kernels are picked at start-up for the CPU it runs on), with MPI, the man page, bash
-# completion and the guides. Install it with: sudo apt install ./build-deb/han_*.deb
+# and fish completion and the guides. Install it with: sudo apt install ./build-deb/han_*.deb
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh

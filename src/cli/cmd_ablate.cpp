@@ -15,6 +15,7 @@
 #include "han/train/run_folder.h"
 #include "interrupts.h"
 #include "logging.h"
+#include "option_values.h"
 #include "training_progress.h"
 
 namespace han::cli {
@@ -126,13 +127,13 @@ void add_ablate_command(CLI::App& app) {
       ->type_name("DIR");
   cmd->add_flag("--overwrite", args->overwrite,
                 "Replace what the output folder holds (a training run, another config's ablation; else it is refused)");
-  cmd->add_option("-n,--seeds", args->seeds, "Seeds per variant (trainer.seed, +1, ...)")->default_val(3)->check(CLI::Range(1, 1000));
+  cmd->add_option("-n,--seeds", args->seeds, "Seeds per variant (trainer.seed, +1, ...)")->default_val(3)->check(in_range(1, 1000));
   cmd->add_option("--masks", args->masks, "Mask modes to compare")
       ->default_str(join_names(enum_names<MaskMode>()))
-      ->delimiter(',')->check(CLI::IsMember(enum_names<MaskMode>()));
+      ->delimiter(',')->check(one_of(enum_names<MaskMode>()));
   cmd->add_option("--batching", args->batchings, "Batching strategies to compare")
       ->default_str(join_names(enum_names<BatchStrategy>()))
-      ->delimiter(',')->check(CLI::IsMember(enum_names<BatchStrategy>()));
+      ->delimiter(',')->check(one_of(enum_names<BatchStrategy>()));
   cmd->add_flag("--with-member", args->with_member,
                 "Blend the linear member into every variant, as han predict does (it is the same in every variant, "
                 "so it narrows their differences; left out by default)");

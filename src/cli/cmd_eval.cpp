@@ -20,6 +20,7 @@
 #include "han/core/number_text.h"
 #include "han/infer/evaluation.h"
 #include "logging.h"
+#include "option_values.h"
 
 namespace han::cli {
 namespace {
@@ -201,21 +202,25 @@ void add_eval_command(CLI::App& app) {
       ->required()
       ->type_name("FILE");
   cmd->add_option("--data-format", args->data_format, "Data format (default: auto, told from the content)")
-      ->check(CLI::IsMember(enum_names<DataFormat>()));
-  std::vector<std::string> formats{"text", "json"};
+      ->check(one_of(enum_names<DataFormat>()));
   const std::vector<std::string> data_formats = enum_names<DataFormat>();
-  formats.insert(formats.end(), data_formats.begin(), data_formats.end());  // the deprecated spelling
+  const CLI::Validator output_formats = one_of({"text", "json"});
   cmd->add_option("--format", args->format, "Output: text (tables) or json (one object)")
-      ->check(CLI::IsMember(formats).description(""))
+      ->check(CLI::Validator(
+          [data_formats, output_formats](std::string& value) {
+            const bool data_format = std::find(data_formats.begin(), data_formats.end(), value) != data_formats.end();
+            return data_format ? std::string() : output_formats(value);  // a data format: the deprecated spelling
+          },
+          ""))
       ->type_name("{text,json}");
   cmd->add_flag("--json", args->json, "Same as --format json");
   cmd->add_option("--threshold", args->threshold,
                   "Single-label models: abstain below P (coverage and accuracy on the answered); "
                   "multi-label models: P for every label (default: the model's thresholds)")
-      ->check(CLI::Range(0.0, 1.0))
+      ->check(in_range(0.0, 1.0))
       ->type_name("P");
-  cmd->add_option("-b,--batch-size", args->batch_size, "Documents per batch")->default_val(64)->check(CLI::Range(1, 100000));
-  cmd->add_option("-t,--threads", args->threads, "Threads (0 = all cores)")->default_val(0)->check(CLI::Range(0, 1024));
+  cmd->add_option("-b,--batch-size", args->batch_size, "Documents per batch")->default_val(64)->check(in_range(1, 100000));
+  cmd->add_option("-t,--threads", args->threads, "Threads (0 = all cores)")->default_val(0)->check(in_range(0, 1024));
   add_log_options(*cmd, args->log);
   cmd->callback([args] { run_eval(*args); });
 }

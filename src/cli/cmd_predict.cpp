@@ -4,6 +4,7 @@
 // that cannot be read ends the run only after everything read before it is answered.
 // Reading and tokenizing the next batches overlaps answering this one (see Runner).
 #include <spdlog/spdlog.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -23,6 +24,7 @@
 #include "han/text/dataset.h"
 #include "han/text/encoding.h"
 #include "logging.h"
+#include "option_values.h"
 #include "predict_output.h"
 
 namespace han::cli {
@@ -332,6 +334,15 @@ std::string check_threshold(const PredictArgs& a, const Classifier& c) {
   return a.abstain_label;
 }
 
+// `han predict -m model` typed at a terminal waits for stdin: say what it waits for (not
+// when stdin is a pipe or a file, nor with --quiet).
+void say_when_reading_a_terminal(const PredictArgs& a) {
+  if (std::find(a.paths.begin(), a.paths.end(), "-") == a.paths.end() || !::isatty(STDIN_FILENO)) return;
+  if (a.input == "files") spdlog::info("reading one document from stdin (the terminal); end it with Ctrl-D");
+  else if (a.input == "jsonl") spdlog::info("reading JSON records from stdin (the terminal), one per line; end with Ctrl-D");
+  else spdlog::info("reading documents from stdin (the terminal), one per line; end with Ctrl-D");
+}
+
 void run_predict(PredictArgs& a) {
   setup_logging(a.log);
   check_args(a);
@@ -351,6 +362,7 @@ void run_predict(PredictArgs& a) {
   layout.threshold = a.threshold;
   layout.abstain_label = abstain_label;
   Runner runner(a, classifier, layout, documents_to_come(sources));
+  say_when_reading_a_terminal(a);
   try {
     read_sources(runner, sources, layout.path, label_options(classifier.config, false));
   } catch (const han::Error&) {
@@ -372,16 +384,16 @@ void add_predict_command(CLI::App& app) {
       ->type_name("FILE|DIR");
   cmd->add_option("paths", args->paths, "Documents to classify; none reads stdin, and '-' reads it at its place")->type_name("PATH");
   cmd->add_option("-f,--format", args->format, "Output: tsv (label, probability), json (one object per line), html (a page)")
-      ->check(CLI::IsMember({"tsv", "json", "html"}))
+      ->check(one_of({"tsv", "json", "html"}))
       ->default_val("tsv");
   cmd->add_option("--data-format", args->input, "lines: one document per line; files: each path one document; jsonl, fasttext, tsv: "
                   "records (their labels are gold answers); default: a file is one document, stdin one per line, "
                   "unless the first line is a JSON record or a __label__ line")
-      ->check(CLI::IsMember({"lines", "files", "jsonl", "fasttext", "tsv"}));
+      ->check(one_of({"lines", "files", "jsonl", "fasttext", "tsv"}));
   cmd->add_option("--on-error", args->on_error, "A record that cannot be read: stop (after answering the ones before it) or skip (an error row in its place)")
-      ->check(CLI::IsMember({"stop", "skip"}))
+      ->check(one_of({"stop", "skip"}))
       ->default_val("stop");
-  add_deprecated_alias(*cmd, "-i,--input", args->input, "--data-format")->check(CLI::IsMember({"lines", "files", "jsonl"}));
+  add_deprecated_alias(*cmd, "-i,--input", args->input, "--data-format");
   cmd->add_option("-k,--top-k", args->top_k,
                   "Best K labels per document (multi-label models: at most K of the labels reaching their "
                   "thresholds, the most probable; default: all of them)")
@@ -390,14 +402,14 @@ void add_predict_command(CLI::App& app) {
   cmd->add_option("--threshold", args->threshold,
                   "Multi-label models: answer every label whose probability reaches P (default: the model's "
                   "thresholds); single-label models: answer the abstain label when the top probability is below P")
-      ->check(CLI::Range(0.0, 1.0))
+      ->check(in_range(0.0, 1.0))
       ->type_name("P");
   cmd->add_option("--abstain-label", args->abstain_label,
                   "With --threshold, what a single-label model answers when it abstains (default: __none__)")
       ->type_name("NAME");
   cmd->add_flag("-e,--explain", args->explain, "json: add sentence and word attention weights");
   cmd->add_option("-b,--batch-size", args->batch_size, "Documents per batch (and per output flush)")->default_val(64);
-  cmd->add_option("-t,--threads", args->threads, "Threads that compute (0 = all cores); with more than one, reading the next documents overlaps computing")->default_val(0)->check(CLI::Range(0, 1024));
+  cmd->add_option("-t,--threads", args->threads, "Threads that compute (0 = all cores); with more than one, reading the next documents overlaps computing")->default_val(0)->check(in_range(0, 1024));
   add_log_options(*cmd, args->log);
   cmd->callback([args] { run_predict(*args); });
 }

@@ -26,6 +26,7 @@
 #include "han/train/trainer.h"
 #include "interrupts.h"
 #include "logging.h"
+#include "option_values.h"
 #include "ranks.h"
 #include "self_docs.h"
 #include "training_progress.h"
@@ -391,7 +392,7 @@ void add_train_command(CLI::App& app) {
                   "Train an ensemble of N models (seeds trainer.seed, +1, ...) whose probabilities are averaged: "
                   "--set trainer.ensemble=N")
       ->type_name("N")
-      ->check(CLI::Range(1, 100));
+      ->check(in_range(1, 100));
   add_log_options(*cmd, args->log);
   cmd->callback([args] { run_train(*args); });
 }

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "han/core/error.h"
+#include "option_values.h"
 
 namespace han::cli {
 namespace {
@@ -65,7 +67,7 @@ void name_rank_in_logs(int rank, int ranks) {
 void add_log_options(CLI::App& cmd, LogOptions& options) {
   cmd.add_option("--log-level", options.level,
                  "Log detail on stderr (debug: per-batch shapes and times, reading and scoring times)")
-      ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}))
+      ->check(one_of({"trace", "debug", "info", "warn", "error", "off"}))
       ->default_val("info");
   cmd.add_flag("-q,--quiet", options.quiet, "Only errors on stderr");
   cmd.add_flag("--progress", options.progress, "Draw a progress bar even when stderr is not a terminal");
@@ -82,19 +84,43 @@ void setup_logging(const LogOptions& options) {
 
 void warn_deprecated(std::string message) { g_deprecations.push_back(std::move(message)); }
 
+namespace {
+// Each deprecated alias and how errors name it ("--data-format (-i, --input)").
+std::map<const CLI::Option*, std::string>& alias_labels() {
+  static std::map<const CLI::Option*, std::string> labels;
+  return labels;
+}
+}  // namespace
+
+std::string deprecated_alias_label(const CLI::Option* option) {
+  const auto it = alias_labels().find(option);
+  return it == alias_labels().end() ? "" : it->second;
+}
+
 CLI::Option* add_deprecated_alias(CLI::App& cmd, const std::string& old_names, std::string& variable,
                                   const std::string& new_name) {
   const std::string old_name = old_names.substr(old_names.rfind(',') + 1);
   const std::string verb = cmd.get_name();
-  const CLI::Option* renamed = cmd.get_option(new_name);
+  CLI::Option* renamed = cmd.get_option(new_name);
+  CLI::Option* alias = cmd.add_option(old_names, variable, "Deprecated: use " + new_name)
+                           ->group("");  // hidden from --help and from completion
+  // The new name's checks (main names the alias in their errors: deprecated_alias_label).
+  std::string names;
+  for (const std::string& n : alias->get_snames()) names += (names.empty() ? "-" : ", -") + n;
+  for (const std::string& n : alias->get_lnames()) names += (names.empty() ? "--" : ", --") + n;
+  alias_labels()[alias] = new_name + " (" + names + ")";
+  for (int i = 0;; ++i) {
+    try {
+      alias->check(*renamed->get_validator(i));
+    } catch (const CLI::OptionNotFound&) {
+      break;
+    }
+  }
   // Values are checked once every argument is read, so both spellings' counts are known.
-  return cmd.add_option(old_names, variable, "Deprecated: use " + new_name)
-      ->group("")  // hidden from --help
-      ->each([verb, old_name, new_name, renamed](const std::string& value) {
-        if (renamed->count() > 0)
-          throw Error(old_name + " is the old name of " + new_name + ": pass only " + new_name);
-        warn_deprecated(verb + " " + old_name + " " + value + " is deprecated; use " + new_name + " " + value);
-      });
+  return alias->each([verb, old_name, new_name, renamed](const std::string& value) {
+    if (renamed->count() > 0) throw Error(old_name + " is the old name of " + new_name + ": pass only " + new_name);
+    warn_deprecated(verb + " " + old_name + " " + value + " is deprecated; use " + new_name + " " + value);
+  });
 }
 
 bool show_progress(const LogOptions& options) {

@@ -26,9 +26,13 @@ void name_rank_in_logs(int rank, int ranks);
 // next setup_logging (options are parsed before logging exists, and --quiet applies).
 void warn_deprecated(std::string message);
 // Declares `old_names` (e.g. "-i,--input") as a hidden, still working spelling of
-// `new_name`, storing into the same variable; using it queues a warning naming the new one.
+// `new_name`, storing into the same variable, with the same value checks (an error names
+// both); using it queues a warning naming the new one.
 CLI::Option* add_deprecated_alias(CLI::App& cmd, const std::string& old_names, std::string& variable,
                                   const std::string& new_name);
+// How errors name a deprecated alias ("--data-format (-i, --input)"); "" for another option.
+// CLI11 names a hidden option "" in its own errors.
+std::string deprecated_alias_label(const CLI::Option* option);
 // Whether to draw a progress bar: --progress, or stderr is a terminal (and not --quiet).
 bool show_progress(const LogOptions& options);
 

@@ -32,10 +32,10 @@ bool is_subsequence(std::string_view small, std::string_view big) {
 }  // namespace
 
 // `candidates`: (text compared with `typed`, text suggested), best-preferred first.
-// Suggests the closest candidate by edit distance; failing that, every candidate that
-// contains `typed` as a subsequence ("hiden" -> "word_hidden" or "sentence_hidden").
-std::string suggestion(const std::string& typed,
-                       const std::vector<std::pair<std::string, std::string>>& candidates) {
+// The closest candidate by edit distance; failing that, every candidate that contains
+// `typed` as a subsequence ("hiden" -> "word_hidden" or "sentence_hidden").
+std::vector<std::string> closest_names(const std::string& typed,
+                                       const std::vector<std::pair<std::string, std::string>>& candidates) {
   std::size_t best = std::string::npos;
   std::string best_text;
   for (const auto& [cmp, shown] : candidates) {
@@ -46,7 +46,7 @@ std::string suggestion(const std::string& typed,
     }
   }
   const std::size_t limit = std::max<std::size_t>(2, typed.size() / 3);
-  if (!best_text.empty() && best <= limit) return " (did you mean \"" + best_text + "\"?)";
+  if (!best_text.empty() && best <= limit) return {best_text};
 
   std::vector<std::string> contained;
   if (typed.size() >= 3) {
@@ -57,11 +57,18 @@ std::string suggestion(const std::string& typed,
       }
     }
   }
-  if (contained.empty() || contained.size() > 3) return "";
+  if (contained.size() > 3) return {};
+  return contained;
+}
+
+std::string suggestion(const std::string& typed,
+                       const std::vector<std::pair<std::string, std::string>>& candidates) {
+  const std::vector<std::string> names = closest_names(typed, candidates);
+  if (names.empty()) return "";
   std::string out = " (did you mean ";
-  for (std::size_t i = 0; i < contained.size(); ++i) {
+  for (std::size_t i = 0; i < names.size(); ++i) {
     if (i > 0) out += " or ";
-    out += "\"" + contained[i] + "\"";
+    out += "\"" + names[i] + "\"";
   }
   return out + "?)";
 }

@@ -338,7 +338,7 @@ TEST_CASE("train FILE trains on a data file with the defaults into runs/<its nam
 
   check_refused(run(in_dir + han_cmd("train")),
                 "han: error: train needs data: han train FILE (with the defaults), --config FILE, or --resume DIR");
-  check_refused(run(in_dir + han_cmd("train small.jsonl --resume runs/small")),
+  check_refused(run(in_dir + han_cmd("train small.jsonl --resume runs/unfinished")),
                 "han: error: --resume continues a run as it was configured: it takes no data file, --set, --seeds, "
                 "--init, --output or --overwrite");
 }

@@ -30,12 +30,13 @@ std::set<std::string> help_flags(const std::string& verb) {
   return flags;
 }
 
-// What bash completion offers for the words typed so far (the last one being completed).
-std::string completions(const std::string& words) {
+// What bash completion offers for the words typed so far (the last one being completed),
+// in the folder `cwd`. Bash splits words at '=': "--format=j" is typed as "--format = j".
+std::string completions(const std::string& words, const std::string& cwd = ".") {
   const std::string script = (std::filesystem::temp_directory_path() / ("han_completion_" + std::to_string(::getpid()))).string();
   REQUIRE(run(han_cmd("--completion bash") + " > " + script).exit_code == 0);
-  const RunResult r = run("source " + script + "; COMP_WORDS=(" + words + "); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); " +
-                          "_han; echo \"${COMPREPLY[*]}\"");
+  const RunResult r = run("source " + script + "; cd " + cwd + "; COMP_WORDS=(" + words + "); " +
+                          "COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); _han; echo \"${COMPREPLY[*]}\"");
   std::filesystem::remove(script);
   return r.out;
 }
@@ -86,13 +87,87 @@ TEST_CASE("bash completion offers the verbs, each verb's flags, and refuses unkn
       CHECK(offered.find(" " + flag + " ") != std::string::npos);
     }
   }
-  const RunResult fish = run(han_cmd("--completion fish"));
-  CHECK(fish.exit_code == 2);
-  CHECK(fish.err == "han: error: --completion takes one shell: bash or zsh (see han --help)\n");
+  const RunResult tcsh = run(han_cmd("--completion tcsh"));
+  CHECK(tcsh.exit_code == 2);
+  CHECK(tcsh.err == "han: error: --completion takes one shell: bash, fish or zsh (see han --help)\n");
   CHECK(run(han_cmd("--completion zsh")).out.rfind("autoload -U +X bashcompinit", 0) == 0);
 }
 
-TEST_CASE("cmake --install puts han, its man page and its completion in place", "[self_docs][install]") {
+TEST_CASE("bash completion offers option values: formats, log levels, config keys, files and folders", "[self_docs]") {
+  CHECK(completions("han predict --format \"\"") == "tsv json html\n");
+  CHECK(completions("han predict -f j") == "json\n");
+  CHECK(completions("han predict --format = j") == "json\n");
+  CHECK(completions("han predict --data-format \"\"") == "lines files jsonl fasttext tsv\n");
+  CHECK(completions("han predict --on-error s") == "stop skip\n");
+  CHECK(completions("han eval --format \"\"") == "text json\n");
+  CHECK(completions("han eval --data-format fa") == "fasttext\n");
+  CHECK(completions("han train --log-level w") == "warn\n");
+  CHECK(completions("han ablate --masks \"\"") == "none renorm additive\n");
+  CHECK(completions("han ablate --with") == "--with-member\n");
+  CHECK(completions("han --completion \"\"") == "bash fish zsh\n");
+  CHECK(completions("han -") == "--help --version -V -h --man --completion\n");
+  // A number has nothing to offer (not the files of the folder).
+  CHECK(completions("han predict -k \"\"") == "\n");
+  // The deprecated --input still works but is not offered.
+  CHECK(completions("han predict --in") == "\n");
+  CHECK(completions("han predict -").find(" -i ") == std::string::npos);
+  // Config keys after --set, from the binary's own table (what han help config lists), and
+  // the values of a choice key after its '='.
+  const std::string help = run(han_cmd("help config")).out;
+  const std::regex key_line("\n([a-z_]+\\.[a-z_0-9]+) = ");
+  std::string keys;
+  for (auto it = std::sregex_iterator(help.begin(), help.end(), key_line); it != std::sregex_iterator(); ++it)
+    keys += (keys.empty() ? "" : " ") + (*it)[1].str() + "=";
+  CHECK(keys.size() > 300);
+  CHECK(completions("han train --set \"\"") == keys + "\n");
+  CHECK(completions("han train -s trainer.epo") == "trainer.epochs=\n");
+  CHECK(completions("han ablate --set model.mask = r") == "renorm\n");
+  CHECK(completions("han train --set model.linear_member =") == "true false\n");
+  CHECK(completions("han help config trainer.ep") == "trainer.epochs\n");
+  CHECK(completions("han help \"\"").find(" config") != std::string::npos);
+  // FILE options offer files and folders, DIR options folders only.
+  TempDir tmp;
+  tmp.write("model.han", "x");
+  std::filesystem::create_directories(tmp.path / "runs");
+  const std::string files = completions("han predict -m \"\"", tmp.path.string());  // in the folder's order
+  CHECK((files == "model.han runs\n" || files == "runs model.han\n"));
+  CHECK(completions("han train -o \"\"", tmp.path.string()) == "runs\n");
+  CHECK(completions("han train --resume r", tmp.path.string()) == "runs\n");
+  CHECK(completions("han predict -m model.han m", tmp.path.string()) == "model.han\n");
+}
+
+TEST_CASE("fish completion offers the verbs, their flags and the same values", "[self_docs]") {
+  const RunResult fish = run(han_cmd("--completion fish"));
+  REQUIRE(fish.exit_code == 0);
+  CHECK(fish.out.find("complete -c han -n __fish_use_subcommand -a predict ") != std::string::npos);
+  CHECK(fish.out.find(" -s f -l format -x -a 'tsv json html' ") != std::string::npos);
+  CHECK(fish.out.find(" -l data-format -x -a 'lines files jsonl fasttext tsv' ") != std::string::npos);
+  CHECK(fish.out.find(" -l log-level -x -a 'trace debug info warn error off' ") != std::string::npos);
+  CHECK(fish.out.find(" -s s -l set -x -a 'data.train= ") != std::string::npos);
+  CHECK(fish.out.find(" -s m -l model -r -F ") != std::string::npos);
+  CHECK(fish.out.find(" -s o -l output -x -a '(__fish_complete_directories)' ") != std::string::npos);
+  CHECK(fish.out.find(" -l with-member ") != std::string::npos);
+  // predict's deprecated --input works but is not offered (embed's own --input is).
+  CHECK(fish.out.find("from predict; and not __fish_seen_subcommand_from help' -s i -l input") == std::string::npos);
+  CHECK(fish.out.find("from embed; and not __fish_seen_subcommand_from help' -s i -l input") != std::string::npos);
+  if (run("command -v fish").exit_code != 0) {
+    WARN("fish is not installed: the fish script's syntax and answers are not checked (apt-get install fish)");
+    return;
+  }
+  TempDir tmp;
+  const std::string script = tmp.write("han.fish", fish.out);
+  CHECK(run("fish -n " + script).exit_code == 0);
+  // fish's own completion engine, asked what it offers (the binary need not be on PATH).
+  const auto offered = [&](const std::string& line) {
+    return run("fish -c \"source " + script + "; complete -C \\\"" + line + "\\\"\" | cut -f1 | sort | paste -sd \" \"").out;
+  };
+  CHECK(offered("han predict --format ") == "html json tsv\n");
+  CHECK(offered("han pre") == "predict prepare\n");
+  CHECK(offered("han train --set trainer.epo") == "trainer.epochs=\n");
+  CHECK(offered("han ablate --with") == "--with-member\n");
+}
+
+TEST_CASE("cmake --install puts han, its man page and its bash and fish completion in place", "[self_docs][install]") {
   TempDir tmp;
   const std::string build_dir = std::filesystem::path(han_binary()).parent_path().string();
   const RunResult install = run("cmake --install " + build_dir + " --prefix " + tmp.path.string());
@@ -103,6 +178,7 @@ TEST_CASE("cmake --install puts han, its man page and its completion in place", 
   CHECK(installed.out == run(han_cmd("--version")).out);
   CHECK(slurp(tmp.path / "share" / "man" / "man1" / "han.1") == run(han_cmd("--man")).out);
   CHECK(slurp(tmp.path / "share" / "bash-completion" / "completions" / "han") == run(han_cmd("--completion bash")).out);
+  CHECK(slurp(tmp.path / "share" / "fish" / "vendor_completions.d" / "han.fish") == run(han_cmd("--completion fish")).out);
 }
 
 TEST_CASE("han help config lists every key a run's config.json holds, from the parser's own table", "[cli]") {
@@ -193,4 +269,24 @@ TEST_CASE("the man page's exit status says what docs/commands.md's exit codes sa
     CHECK(page.find(meaning) != std::string::npos);
     CHECK(man.out.find(meaning) != std::string::npos);
   }
+}
+
+TEST_CASE("the man page says each description once and points at the guides where they are installed", "[self_docs]") {
+  const RunResult man = run(han_cmd("--man"));
+  REQUIRE(man.exit_code == 0);
+  const auto count = [&](const std::string& text) {
+    std::size_t n = 0;
+    for (std::size_t at = man.out.find(text); at != std::string::npos; at = man.out.find(text, at + 1)) ++n;
+    return n;
+  };
+  CHECK(count("document classification with Hierarchical Attention Networks") == 1);  // NAME, not DESCRIPTION again
+  for (const std::string& verb : kVerbs) {
+    const std::string help = run(han_cmd(verb + " --help")).out;
+    const std::string description = help.substr(0, help.find('\n'));
+    INFO(verb << ": " << description);
+    CHECK(count(description + "\n") == 1);
+  }
+  // Installed by cmake --install under its prefix, and by the package under /usr.
+  CHECK(man.out.find("/usr/share/doc/han for the Debian package, /usr/local/share/doc/han for cmake") != std::string::npos);
+  CHECK(man.out.find("fish") != std::string::npos);
 }

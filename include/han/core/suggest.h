@@ -7,8 +7,12 @@
 namespace han {
 
 // `candidates`: (text compared with `typed`, text suggested), best-preferred first.
-// Returns " (did you mean \"x\"?)" for the closest candidate by edit distance; failing
-// that, every candidate that contains `typed` as a subsequence; "" when nothing is close.
+// The closest candidate by edit distance; failing that, up to three candidates that
+// contain `typed` as a subsequence; none when nothing is close.
+std::vector<std::string> closest_names(const std::string& typed,
+                                       const std::vector<std::pair<std::string, std::string>>& candidates);
+
+// closest_names as a sentence's end: " (did you mean \"x\"?)", or "".
 std::string suggestion(const std::string& typed,
                        const std::vector<std::pair<std::string, std::string>>& candidates);
 
