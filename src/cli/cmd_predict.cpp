@@ -15,6 +15,7 @@
 #include "han/core/input_stream.h"
 #include "han/core/limits.h"
 #include "han/core/line_reader.h"
+#include "han/core/text_decoding.h"
 #include "han/core/parallel.h"
 #include "han/infer/abstention.h"
 #include "han/infer/classifier.h"
@@ -39,6 +40,7 @@ struct PredictArgs {
   bool explain = false;
   int batch_size = 64;
   int threads = 0;
+  std::string encoding = "auto";
   std::vector<std::string> paths;
   LogOptions log;
 };
@@ -139,7 +141,7 @@ class Runner {
 
 // A whole file (or all of stdin) as one document: its first kMaxLineBytes (the caps keep
 // far less anyway); the rest is not read.
-std::string read_document(const std::string& path) {
+std::string read_document(const std::string& path, TextEncoding encoding) {
   InputStream in(path);
   std::string text;
   char chunk[1 << 16];
@@ -148,15 +150,18 @@ std::string read_document(const std::string& path) {
     if (n == 0) break;
     text.append(chunk, n);
   }
+  TextDecoder decoder(encoding);
+  decoder.decode(text);
+  for (const std::string& w : decoder.warnings(input_name(path), "file")) spdlog::warn("{}", w);
   return text;
 }
 
-void read_document_file(Runner& runner, const std::string& path) {
+void read_document_file(Runner& runner, const std::string& path, TextEncoding encoding) {
   PredictItem item;
   item.path = input_name(path);
   std::string text;
   try {
-    text = read_document(path);
+    text = read_document(path, encoding);
   } catch (const han::Error& e) {
     runner.bad_record(std::move(item), e);
     return;
@@ -202,14 +207,17 @@ bool next_line(LineReader& reader, std::string& line, const InputStream& in) {
 }
 
 // Each line of the source is a document (lines) or a JSON record (jsonl). Every byte of a
-// line is text in lines mode (invalid UTF-8 and NUL bytes act as separators, an over-long
-// line keeps its first kMaxLineBytes): only a read error stops it.
+// line is text in lines mode (a line that is not UTF-8 is decoded as --encoding says, NUL
+// bytes act as separators, an over-long line keeps its first kMaxLineBytes): only a read
+// error stops it. One warning per source counts the lines that were not UTF-8.
 void read_lines(Runner& runner, const std::string& path, bool jsonl, bool name_rows, const LabelOptions& gold) {
   InputStream in(path);
   const std::string& name = in.name();
   LineReader reader(in);
+  TextDecoder decoder(gold.encoding);
   std::string line;
   while (next_line(reader, line, in)) {
+    decoder.decode(line);
     PredictItem item;
     if (name_rows) item.path = name;
     item.id = reader.line_number();
@@ -219,6 +227,7 @@ void read_lines(Runner& runner, const std::string& path, bool jsonl, bool name_r
     else runner.add(std::move(item), line);
     if (!reader.ready()) runner.flush();  // answer what we have while input is idle
   }
+  for (const std::string& w : decoder.warnings(name)) spdlog::warn("{}", w);
 }
 
 void check_args(PredictArgs& a) {
@@ -236,7 +245,7 @@ void check_args(PredictArgs& a) {
 
 void read_sources(Runner& runner, const PredictArgs& a, bool name_rows, const LabelOptions& gold) {
   for (const std::string& path : a.paths) {
-    if (a.input == "files") read_document_file(runner, path);
+    if (a.input == "files") read_document_file(runner, path, gold.encoding);
     else read_lines(runner, path, a.input == "jsonl", name_rows, gold);
   }
 }
@@ -275,7 +284,9 @@ void run_predict(PredictArgs& a) {
   layout.abstain_label = abstain_label;
   Runner runner(a, classifier, layout, a.input == "files" ? static_cast<std::int64_t>(a.paths.size()) : 0);
   try {
-    read_sources(runner, a, layout.path, label_options(classifier.config, false));
+    LabelOptions gold = label_options(classifier.config, false);
+    gold.encoding = parse_enum<TextEncoding>(a.encoding, "--encoding");
+    read_sources(runner, a, layout.path, gold);
   } catch (const han::Error&) {
     runner.finish();  // answers what was read; a failed write (before or during that) is the error shown
     throw;
@@ -319,6 +330,7 @@ void add_predict_command(CLI::App& app) {
   cmd->add_flag("-e,--explain", args->explain, "json: add sentence and word attention weights");
   cmd->add_option("-b,--batch-size", args->batch_size, "Documents per batch (and per output flush)")->default_val(64);
   cmd->add_option("-t,--threads", args->threads, "Threads that compute (0 = all cores); with more than one, reading the next documents overlaps computing")->default_val(0)->check(CLI::Range(0, 1024));
+  add_encoding_option(*cmd, args->encoding, "the documents'");
   add_log_options(*cmd, args->log);
   cmd->callback([args] { run_predict(*args); });
 }

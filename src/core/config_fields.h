@@ -104,6 +104,11 @@ void visit_fields(DataConfig& c, V& v) {
           "tokenizer settings (see han prepare); \"\" = none",
           kLater},
          c.cache);
+  v.enumeration({"encoding",
+                 "how the data files' bytes are read: auto = UTF-8, and a line that is not UTF-8 as Windows-1252; "
+                 "utf-8 = strict (invalid bytes become U+FFFD); latin-1 (iso-8859-1); windows-1252 (cp1252)",
+                 kLater},
+                c.encoding, TextEncoding::auto_);
 }
 
 template <class V>

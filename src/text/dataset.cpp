@@ -23,6 +23,7 @@
 #include "han/core/io.h"
 #include "han/core/json_text.h"
 #include "han/core/line_reader.h"
+#include "han/core/text_decoding.h"
 #include "han/core/utf8.h"
 
 namespace han {
@@ -330,11 +331,13 @@ void visit_line_file(const std::string& path, DataFormat format, const LabelOpti
   // JSON cannot be cut short; the other formats keep the first kMaxLineBytes of a line.
   const std::size_t cap = format == DataFormat::jsonl ? kMaxRecordBytes + 1 : kMaxLineBytes;
   LineReader reader(in, cap, /*cr_ends_line=*/true);
+  TextDecoder decoder(options.encoding);
   std::string line;
   while (reader.next(line)) {
     const std::size_t line_no = reader.line_number();
-    std::string_view view = line;
-    if (line_no == 1) view = strip_bom(view);
+    if (line_no == 1 && strip_bom(line).size() != line.size()) line.erase(0, kBom.size());
+    decoder.decode(line);
+    const std::string_view view = line;
     if (format == DataFormat::tsv && line_no == 1 && is_tsv_header(view)) {
       const auto tab = view.find('\t');
       spdlog::info("{}:1: header row \"{}<TAB>{}\" skipped", path, trim(view.substr(0, tab)),
@@ -349,6 +352,7 @@ void visit_line_file(const std::string& path, DataFormat format, const LabelOpti
     // Give back the memory of an exceptionally long line before reading the next one.
     if (line.capacity() > (std::size_t{4} << 20)) std::string().swap(line);
   }
+  for (const std::string& w : decoder.warnings(input_name(path))) spdlog::warn("{}", w);
 }
 
 std::vector<fs::path> sorted_entries(const fs::path& dir, bool want_dirs) {
@@ -372,13 +376,14 @@ std::vector<fs::path> sorted_entries(const fs::path& dir, bool want_dirs) {
   return out;
 }
 
-void visit_folder(const std::string& path, const ExampleVisitor& visit) {
+void visit_folder(const std::string& path, TextEncoding encoding, const ExampleVisitor& visit) {
   std::error_code ec;
   const fs::file_status st = fs::status(path, ec);
   if (ec || !fs::exists(st)) throw Error(path + ": no such folder");
   if (!fs::is_directory(st)) {
     throw Error(path + ": not a folder (format \"folder\" expects one sub-folder per class)");
   }
+  TextDecoder decoder(encoding);
   for (const fs::path& class_dir : sorted_entries(path, true)) {
     const std::string label = class_dir.filename().string();
     for (const fs::path& file : sorted_entries(class_dir, false)) {
@@ -391,9 +396,11 @@ void visit_folder(const std::string& path, const ExampleVisitor& visit) {
       options.truncate = true;
       ex.text = read_file(ex.source, options);
       if (strip_bom(ex.text).size() != ex.text.size()) ex.text.erase(0, kBom.size());
+      decoder.decode(ex.text);
       visit(std::move(ex));
     }
   }
+  for (const std::string& w : decoder.warnings(path, "file")) spdlog::warn("{}", w);
 }
 
 bool given(const Field& f) { return f.present && std::strcmp(f.type, "null") != 0; }
@@ -518,6 +525,7 @@ LabelOptions label_options(const Config& cfg, bool require) {
   o.require = require;
   o.separator = cfg.data.label_separator;
   o.target_key = cfg.data.target_key;
+  o.encoding = cfg.data.encoding;
   return o;
 }
 
@@ -534,7 +542,7 @@ void visit_examples(const std::string& path, DataFormat format, const LabelOptio
   if (options.task != Task::single)
     throw Error("data.format: folder gives one label per document (its sub-folder); model.task " +
                 std::string(to_string(options.task)) + " needs jsonl, fasttext or tsv");
-  visit_folder(path, visit);
+  visit_folder(path, options.encoding, visit);
 }
 
 std::vector<Example> read_examples(const std::string& path, DataFormat format, const LabelOptions& options) {

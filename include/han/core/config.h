@@ -23,6 +23,7 @@ struct DataConfig {
   std::string label_separator;  // tsv, model.task multilabel: splits the label field
   std::string target_key;  // jsonl, model.task regression: the key of the number
   std::string cache;  // optional token cache file (text/token_cache.h); "" = none
+  TextEncoding encoding;  // how the data files' bytes are read (core/text_decoding.h)
 };
 
 // The tokenizer's rules: 2 = Unicode (utf8proc); 1 = the rules before, kept for models
