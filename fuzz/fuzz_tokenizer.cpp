@@ -1,4 +1,4 @@
-// libFuzzer target: the tokenizer on arbitrary bytes, under both rule versions. The first
+// libFuzzer target: the tokenizer on arbitrary bytes, under every rule version. The first
 // byte picks the options (lowercase, caps). Every result must respect the caps, hold only
 // non-empty valid UTF-8 tokens, and equal the uncapped result truncated; under the Unicode
 // rules, valid UTF-8 text must tokenize as its normalised form does.
@@ -69,7 +69,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   o.max_sentences = (data[0] >> 1) & 7;  // 0 = no cap
   o.max_words = (data[0] >> 4) & 15;
   const std::string_view text(reinterpret_cast<const char*>(data + 1), size - 1);
-  for (int version : {1, 2}) {
+  for (int version : {1, 2, 3}) {
     o.version = version;
     check_version(text, o);
   }

@@ -37,6 +37,7 @@ struct AblateArgs {
   std::vector<std::string> batchings = enum_names<BatchStrategy>();
   bool overwrite = false;
   bool with_member = false;
+  std::string encoding;  // --encoding: data.encoding
   LogOptions log;
 };
 
@@ -69,7 +70,7 @@ AblationOptions ablation_options(const AblateArgs& a, const Config& cfg) {
 // when asked for.
 // `left_out` is set when the config had the member on.
 Config ablated_config(const AblateArgs& a, bool& left_out) {
-  Config cfg = load_config_file(a.config, a.overrides);
+  Config cfg = load_config_file(a.config, with_encoding(a.overrides, a.encoding));
   resolve_data_format(cfg.data);
   left_out = cfg.model.linear_member && !a.with_member;
   cfg.model.linear_member = a.with_member;
@@ -137,6 +138,7 @@ void add_ablate_command(CLI::App& app) {
   cmd->add_flag("--with-member", args->with_member,
                 "Blend the linear member into every variant, as han predict does (it is the same in every variant, "
                 "so it narrows their differences; left out by default)");
+  add_encoding_option(*cmd, args->encoding, "the data files'");
   add_log_options(*cmd, args->log);
   cmd->callback([args] { run_ablate(*args); });
 }

@@ -20,14 +20,16 @@ struct EmbedArgs {
   std::vector<std::string> overrides;
   std::vector<std::string> inputs;
   std::string output;
+  std::string encoding;  // --encoding: data.encoding
   LogOptions log;
 };
 
 // The config file with its overrides, or without one the defaults with the overrides.
 Config embed_config(const EmbedArgs& a) {
-  if (!a.config.empty()) return load_config_file(a.config, a.overrides);
+  const std::vector<std::string> overrides = with_encoding(a.overrides, a.encoding);
+  if (!a.config.empty()) return load_config_file(a.config, overrides);
   nlohmann::json j = nlohmann::json::object();
-  apply_overrides(j, a.overrides);
+  apply_overrides(j, overrides);
   return config_from_json(j, "");
 }
 
@@ -90,6 +92,7 @@ void add_embed_command(CLI::App& app) {
       ->type_name("KEY=VALUE");
   cmd->add_option("-i,--input", args->inputs, "Plain text file, one document per line (repeatable)")->type_name("FILE");
   cmd->add_option("-o,--output", args->output, "Vectors file to write")->required()->type_name("FILE");
+  add_encoding_option(*cmd, args->encoding, "the text files'");
   add_log_options(*cmd, args->log);
   cmd->callback([args] { run_embed(*args); });
 }

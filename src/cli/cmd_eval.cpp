@@ -37,6 +37,7 @@ struct EvalArgs {
   double threshold = -1;  // single: abstain below it; multilabel: every label's; < 0: none / the model's
   int batch_size = 64;
   int threads = 0;
+  std::string encoding = "auto";
   LogOptions log;
 };
 
@@ -144,8 +145,9 @@ void run_eval(EvalArgs& a) {
   const auto read_start = std::chrono::steady_clock::now();
   // Encoded as read: memory holds the documents' ids, never their text.
   ExtraLabels extra;
-  const Documents docs =
-      encode_file(a.data, format, label_options(c.config, true), c.tokenizer(), c.vocab, c.labels, &extra);
+  LabelOptions options = label_options(c.config, true);
+  options.encoding = parse_enum<TextEncoding>(a.encoding, "--encoding");
+  const Documents docs = encode_file(a.data, format, options, c.tokenizer(), c.vocab, c.labels, &extra);
   if (docs.empty()) throw han::Error(a.data + ": no documents to evaluate");
   spdlog::debug("{} documents read, tokenized and encoded in {:.2f} s", docs.size(), seconds_since(read_start));
   const auto start = std::chrono::steady_clock::now();  // the predictor's set-up counts as prediction
@@ -221,6 +223,7 @@ void add_eval_command(CLI::App& app) {
       ->type_name("P");
   cmd->add_option("-b,--batch-size", args->batch_size, "Documents per batch")->default_val(64)->check(in_range(1, 100000));
   cmd->add_option("-t,--threads", args->threads, "Threads (0 = all cores)")->default_val(0)->check(in_range(0, 1024));
+  add_encoding_option(*cmd, args->encoding, "the data file's");
   add_log_options(*cmd, args->log);
   cmd->callback([args] { run_eval(*args); });
 }

@@ -16,6 +16,7 @@
 #include "han/core/input_stream.h"
 #include "han/core/limits.h"
 #include "han/core/line_reader.h"
+#include "han/core/text_decoding.h"
 #include "han/core/parallel.h"
 #include "han/infer/abstention.h"
 #include "han/infer/classifier.h"
@@ -42,6 +43,7 @@ struct PredictArgs {
   bool explain = false;
   int batch_size = 64;
   int threads = 0;
+  std::string encoding = "auto";
   std::vector<std::string> paths;
   LogOptions log;
 };
@@ -142,7 +144,7 @@ class Runner {
 
 // A whole file (or all of stdin) as one document: its first kMaxLineBytes (the caps keep
 // far less anyway); the rest is not read.
-std::string read_document(const std::string& path) {
+std::string read_document(const std::string& path, TextEncoding encoding) {
   InputStream in(path);
   std::string text;
   char chunk[1 << 16];
@@ -151,15 +153,18 @@ std::string read_document(const std::string& path) {
     if (n == 0) break;
     text.append(chunk, n);
   }
+  TextDecoder decoder(encoding);
+  decoder.decode(text);
+  for (const std::string& w : decoder.warnings(input_name(path), "file")) spdlog::warn("{}", w);
   return text;
 }
 
-void read_document_file(Runner& runner, const std::string& path) {
+void read_document_file(Runner& runner, const std::string& path, TextEncoding encoding) {
   PredictItem item;
   item.path = input_name(path);
   std::string text;
   try {
-    text = read_document(path);
+    text = read_document(path, encoding);
   } catch (const han::Error& e) {
     runner.bad_record(std::move(item), e);
     return;
@@ -234,16 +239,19 @@ std::optional<DataFormat> record_format_of_file(const std::string& path) {
 
 // Each line of the source is a document (lines) or a record (jsonl, fasttext, tsv);
 // `format` nullopt: told from the first non-blank line. Every byte of a line is text in
-// lines mode (invalid UTF-8 and NUL bytes act as separators, an over-long line keeps its
-// first kMaxLineBytes): only a read error stops it.
+// lines mode (a line that is not UTF-8 is decoded as --encoding says, NUL bytes act as
+// separators, an over-long line keeps its first kMaxLineBytes): only a read error stops it.
+// One warning per source counts the lines that were not UTF-8.
 void read_lines(Runner& runner, const std::string& path, std::optional<DataFormat> format, bool told,
                 bool name_rows, const LabelOptions& gold) {
   InputStream in(path);
   const std::string& name = in.name();
   LineReader reader(in);
+  TextDecoder decoder(gold.encoding);
   std::string line;
   bool decided = told;
   while (next_line(reader, line, in)) {
+    decoder.decode(line);
     PredictItem item;
     if (name_rows) item.path = name;
     item.id = reader.line_number();
@@ -258,6 +266,7 @@ void read_lines(Runner& runner, const std::string& path, std::optional<DataForma
     else runner.add(std::move(item), line);
     if (!reader.ready()) runner.flush();  // answer what we have while input is idle
   }
+  for (const std::string& w : decoder.warnings(name)) spdlog::warn("{}", w);
 }
 
 void check_args(PredictArgs& a) {
@@ -308,7 +317,7 @@ std::vector<Source> plan_sources(const PredictArgs& a) {
 
 void read_sources(Runner& runner, const std::vector<Source>& sources, bool name_rows, const LabelOptions& gold) {
   for (const Source& s : sources) {
-    if (s.whole) read_document_file(runner, s.path);
+    if (s.whole) read_document_file(runner, s.path, gold.encoding);
     else read_lines(runner, s.path, s.records, s.told, name_rows, gold);
   }
 }
@@ -364,7 +373,9 @@ void run_predict(PredictArgs& a) {
   Runner runner(a, classifier, layout, documents_to_come(sources));
   say_when_reading_a_terminal(a);
   try {
-    read_sources(runner, sources, layout.path, label_options(classifier.config, false));
+    LabelOptions gold = label_options(classifier.config, false);
+    gold.encoding = parse_enum<TextEncoding>(a.encoding, "--encoding");
+    read_sources(runner, sources, layout.path, gold);
   } catch (const han::Error&) {
     runner.finish();  // answers what was read; a failed write (before or during that) is the error shown
     throw;
@@ -410,6 +421,7 @@ void add_predict_command(CLI::App& app) {
   cmd->add_flag("-e,--explain", args->explain, "json: add sentence and word attention weights");
   cmd->add_option("-b,--batch-size", args->batch_size, "Documents per batch (and per output flush)")->default_val(64);
   cmd->add_option("-t,--threads", args->threads, "Threads that compute (0 = all cores); with more than one, reading the next documents overlaps computing")->default_val(0)->check(in_range(0, 1024));
+  add_encoding_option(*cmd, args->encoding, "the documents'");
   add_log_options(*cmd, args->log);
   cmd->callback([args] { run_predict(*args); });
 }

@@ -19,6 +19,7 @@ struct PrepareArgs {
   std::string config;
   std::vector<std::string> overrides;
   std::string cache;
+  std::string encoding;  // --encoding: data.encoding
   LogOptions log;
 };
 
@@ -35,7 +36,7 @@ void refuse_unpreparable(const Config& cfg) {
 
 void run_prepare(const PrepareArgs& a) {
   setup_logging(a.log);
-  std::vector<std::string> overrides = a.overrides;
+  std::vector<std::string> overrides = with_encoding(a.overrides, a.encoding);
   if (!a.cache.empty()) overrides.push_back("data.cache=" + a.cache);
   Config cfg = load_config_file(a.config, overrides);
   resolve_data_format(cfg.data);
@@ -70,6 +71,7 @@ void add_prepare_command(CLI::App& app) {
       ->allow_extra_args(false)
       ->type_name("KEY=VALUE");
   cmd->add_option("--cache", args->cache, "Token cache file to write (sets data.cache)")->type_name("FILE");
+  add_encoding_option(*cmd, args->encoding, "the data files'");
   add_log_options(*cmd, args->log);
   cmd->callback([args] { run_prepare(*args); });
 }

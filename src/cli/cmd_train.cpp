@@ -42,6 +42,7 @@ struct TrainArgs {
   std::string init;
   std::string output;
   int seeds = 0;  // 0: not given; else trainer.ensemble
+  std::string encoding;  // --encoding: data.encoding
   bool overwrite = false;
   LogOptions log;
 };
@@ -115,15 +116,16 @@ PreparedRun prepare_run(const TrainArgs& a, int ranks, bool writes, std::optiona
   if (!a.config.empty() && !a.resume.empty()) throw han::Error("train takes --config FILE or --resume DIR, not both");
   if (!a.resume.empty()) refuse_finished_run(a.resume);  // before the flags: what was meant cannot be done
   if (!a.resume.empty() &&
-      (!a.overrides.empty() || !a.init.empty() || !a.output.empty() || a.overwrite || a.seeds || !a.data.empty()))
+      (!a.overrides.empty() || !a.init.empty() || !a.output.empty() || a.overwrite || a.seeds || !a.data.empty() ||
+       !a.encoding.empty()))
     throw han::Error("--resume continues a run as it was configured: it takes no data file, --set, --seeds, --init, "
-                     "--output or --overwrite");
+                     "--encoding, --output or --overwrite");
   // The folder is named in the JSON summary (its model path): refused before any work.
   if (!a.resume.empty()) {
     require_utf8_path("--resume", a.resume);
     return reopen_run_from(a.resume, writes, parent);
   }
-  std::vector<std::string> overrides = with_seeds(a);
+  std::vector<std::string> overrides = with_encoding(with_seeds(a), a.encoding);
   if (!a.init.empty()) overrides.push_back("trainer.init=" + a.init);
   nlohmann::json given;
   Config cfg = given_config(a, overrides, given);
@@ -393,6 +395,7 @@ void add_train_command(CLI::App& app) {
                   "--set trainer.ensemble=N")
       ->type_name("N")
       ->check(in_range(1, 100));
+  add_encoding_option(*cmd, args->encoding, "the data files'");
   add_log_options(*cmd, args->log);
   cmd->callback([args] { run_train(*args); });
 }

@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "han/core/config_enums.h"
 #include "han/core/error.h"
 #include "option_values.h"
 
@@ -191,6 +192,32 @@ void DocumentProgress::update(std::int64_t done) {
   const double fraction = static_cast<double>(done) / static_cast<double>(total_);
   bar_.update(fraction, std::to_string(done) + "/" + std::to_string(total_) + " documents  " + rate + "  " +
                             format_eta(fraction, seconds));
+}
+
+CLI::Option* add_encoding_option(CLI::App& cmd, std::string& encoding, const std::string& what) {
+  const CLI::Validator known(
+      [](std::string& value) {
+        try {
+          value = to_string(parse_enum<TextEncoding>(value, "--encoding"));
+          return std::string();
+        } catch (const han::Error& e) {
+          const std::string message = e.what(), prefix = "--encoding: ";
+          return message.rfind(prefix, 0) == 0 ? message.substr(prefix.size()) : message;
+        }
+      },
+      "", "encoding");
+  return cmd
+      .add_option("--encoding", encoding,
+                  "How " + what +
+                      " bytes are read: auto (UTF-8, and a line that is not UTF-8 as Windows-1252, with a warning), "
+                      "utf-8 (strict: invalid bytes become U+FFFD), latin-1, windows-1252 (default: auto)")
+      ->transform(known)
+      ->type_name("NAME");
+}
+
+std::vector<std::string> with_encoding(std::vector<std::string> overrides, const std::string& encoding) {
+  if (!encoding.empty()) overrides.push_back("data.encoding=" + encoding);
+  return overrides;
 }
 
 }  // namespace han::cli

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -33,6 +34,12 @@ CLI::Option* add_deprecated_alias(CLI::App& cmd, const std::string& old_names, s
 // How errors name a deprecated alias ("--data-format (-i, --input)"); "" for another option.
 // CLI11 names a hidden option "" in its own errors.
 std::string deprecated_alias_label(const CLI::Option* option);
+// Adds --encoding NAME (how input bytes are read: auto, utf-8, latin-1, windows-1252, or
+// another name of one of them), stored in `encoding` as its canonical name. `what` says
+// what it reads. A bad name is refused while parsing, naming the option and the choices.
+CLI::Option* add_encoding_option(CLI::App& cmd, std::string& encoding, const std::string& what);
+// The config overrides with --encoding's as data.encoding (none when not given).
+std::vector<std::string> with_encoding(std::vector<std::string> overrides, const std::string& encoding);
 // Whether to draw a progress bar: --progress, or stderr is a terminal (and not --quiet).
 bool show_progress(const LogOptions& options);
 

@@ -105,6 +105,11 @@ void visit_fields(DataConfig& c, V& v) {
           "tokenizer settings (see han prepare); \"\" = none",
           kLater},
          c.cache);
+  v.enumeration({"encoding",
+                 "how the data files' bytes are read: auto = UTF-8, and a line that is not UTF-8 as Windows-1252; "
+                 "utf-8 = strict (invalid bytes become U+FFFD); latin-1 (iso-8859-1); windows-1252 (cp1252)",
+                 kLater},
+                c.encoding, TextEncoding::auto_);
 }
 
 template <class V>
@@ -119,7 +124,10 @@ void visit_fields(TokenizerConfig& c, V& v) {
              "words seen at least 6 times hold under 95% of the training tokens (short texts)"},
             c.min_count, kAutoMinCount, IntRange{1, 1000000000, true});
   v.integer({"max_vocab", "largest vocabulary, PAD and UNK included"}, c.max_vocab, 50000, IntRange{3, 10000000});
-  v.integer({"version", "tokenizer rules: 2 = Unicode; 1 = before Unicode support (older models)", {true, "1"}},
+  v.integer({"version",
+             "tokenizer rules: 3 = Unicode, sentences not ended by abbreviations, initials or closing quotes; 2 = "
+             "Unicode, a sentence ends at every period; 1 = before Unicode support (older models)",
+             {true, "1"}},
             c.version, kTokenizerVersion, IntRange{1, kTokenizerVersion});
 }
 

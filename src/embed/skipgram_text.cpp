@@ -5,17 +5,24 @@
 #include "han/core/error.h"
 #include "han/core/input_stream.h"
 #include "han/core/line_reader.h"
+#include "han/core/text_decoding.h"
 #include "han/text/dataset.h"
 
 namespace han {
 namespace {
 
 // One document per line, read as a stream (only the current line is held).
-void add_plain_text(SkipGramCorpusBuilder& builder, const std::string& path, const Tokenizer& tokenizer) {
+void add_plain_text(SkipGramCorpusBuilder& builder, const std::string& path, const Tokenizer& tokenizer,
+                    TextEncoding encoding) {
   InputStream in(path);
   LineReader reader(in, kMaxLineBytes, /*cr_ends_line=*/true);
+  TextDecoder decoder(encoding);
   std::string line;
-  while (reader.next(line)) builder.add(tokenizer.tokenize(line));
+  while (reader.next(line)) {
+    decoder.decode(line);
+    builder.add(tokenizer.tokenize(line));
+  }
+  for (const std::string& w : decoder.warnings(input_name(path))) spdlog::warn("{}", w);
 }
 
 std::string joined(const std::vector<std::string>& files) {
@@ -42,7 +49,7 @@ SkipGramCorpus read_skipgram_text(const Config& cfg, const std::vector<std::stri
   if (!cfg.data.unlabeled.empty()) plain.insert(plain.begin(), cfg.data.unlabeled);
   for (const std::string& path : plain) {
     sources.push_back(path);
-    add_plain_text(builder, path, tokenizer);
+    add_plain_text(builder, path, tokenizer, cfg.data.encoding);
   }
   if (sources.empty()) throw Error("embed: no text to learn from (set data.train or data.unlabeled, or give --input)");
   if (builder.documents() == 0) throw Error(joined(sources) + ": no words to learn vectors from");

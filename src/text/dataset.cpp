@@ -23,6 +23,7 @@
 #include "han/core/io.h"
 #include "han/core/json_text.h"
 #include "han/core/line_reader.h"
+#include "han/core/text_decoding.h"
 #include "han/core/utf8.h"
 #include "han/text/data_format.h"
 
@@ -350,20 +351,22 @@ void visit_line_file(const std::string& path, DataFormat format, const LabelOpti
   // JSON cannot be cut short; the other formats keep the first kMaxLineBytes of a line.
   const bool json_cap = format == DataFormat::jsonl || format == DataFormat::auto_detect;
   LineReader reader(in, json_cap ? kMaxRecordBytes + 1 : kMaxLineBytes, /*cr_ends_line=*/true);
+  TextDecoder decoder(options.encoding);
   std::string line;
   bool first = true;
   while (reader.next(line)) {
     const std::size_t line_no = reader.line_number();
-    std::string_view view = line;
-    if (line_no == 1) view = strip_bom(view);
+    if (line_no == 1 && strip_bom(line).size() != line.size()) line.erase(0, kBom.size());
     const std::string where = path + ":" + std::to_string(line_no);
-    if (format == DataFormat::auto_detect && !is_blank(view)) {
-      format = format_of_first_line(view, where);
+    if (format == DataFormat::auto_detect && !is_blank(line)) {
+      format = format_of_first_line(line, where);
       if (format != DataFormat::jsonl) {
         reader.set_max_line_bytes(kMaxLineBytes);
-        if (view.size() > kMaxLineBytes) view = view.substr(0, kMaxLineBytes);
+        if (line.size() > kMaxLineBytes) line.resize(kMaxLineBytes);
       }
     }
+    decoder.decode(line);
+    const std::string_view view = line;
     if (format == DataFormat::tsv && line_no == 1 && is_tsv_header(view)) {
       const auto tab = view.find('\t');
       spdlog::info("{}:1: header row \"{}<TAB>{}\" skipped", path, trim(view.substr(0, tab)),
@@ -378,6 +381,7 @@ void visit_line_file(const std::string& path, DataFormat format, const LabelOpti
     // Give back the memory of an exceptionally long line before reading the next one.
     if (line.capacity() > (std::size_t{4} << 20)) std::string().swap(line);
   }
+  for (const std::string& w : decoder.warnings(input_name(path))) spdlog::warn("{}", w);
 }
 
 std::vector<fs::path> sorted_entries(const fs::path& dir, bool want_dirs) {
@@ -401,7 +405,7 @@ std::vector<fs::path> sorted_entries(const fs::path& dir, bool want_dirs) {
   return out;
 }
 
-void visit_folder(const std::string& path, const ExampleVisitor& visit) {
+void visit_folder(const std::string& path, TextEncoding encoding, const ExampleVisitor& visit) {
   std::error_code ec;
   const fs::file_status st = fs::status(path, ec);
   if (ec || !fs::exists(st)) throw Error(path + ": no such folder");
@@ -412,6 +416,7 @@ void visit_folder(const std::string& path, const ExampleVisitor& visit) {
   if (class_dirs.empty())
     throw Error(path + ": a directory without sub-folders; a folder of data holds one sub-folder per class (" + path +
                 "/<label>/<file>), and a data file is given by its path");
+  TextDecoder decoder(encoding);
   for (const fs::path& class_dir : class_dirs) {
     const std::string label = class_dir.filename().string();
     for (const fs::path& file : sorted_entries(class_dir, false)) {
@@ -424,9 +429,11 @@ void visit_folder(const std::string& path, const ExampleVisitor& visit) {
       options.truncate = true;
       ex.text = read_file(ex.source, options);
       if (strip_bom(ex.text).size() != ex.text.size()) ex.text.erase(0, kBom.size());
+      decoder.decode(ex.text);
       visit(std::move(ex));
     }
   }
+  for (const std::string& w : decoder.warnings(path, "file")) spdlog::warn("{}", w);
 }
 
 bool given(const Field& f) { return f.present && std::strcmp(f.type, "null") != 0; }
@@ -551,6 +558,7 @@ LabelOptions label_options(const Config& cfg, bool require) {
   o.require = require;
   o.separator = cfg.data.label_separator;
   o.target_key = cfg.data.target_key;
+  o.encoding = cfg.data.encoding;
   return o;
 }
 
@@ -569,7 +577,7 @@ void visit_examples(const std::string& path, DataFormat format, const LabelOptio
   if (options.task != Task::single)
     throw Error("data.format: folder gives one label per document (its sub-folder); model.task " +
                 std::string(to_string(options.task)) + " needs jsonl, fasttext or tsv");
-  visit_folder(path, visit);
+  visit_folder(path, options.encoding, visit);
 }
 
 std::vector<Example> read_examples(const std::string& path, DataFormat format, const LabelOptions& options) {

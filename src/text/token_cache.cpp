@@ -101,6 +101,7 @@ std::uint64_t corpus_fingerprint(const Config& cfg, const std::vector<std::strin
   json what = {{"cache_version", kTokenCacheVersion},
                {"tokenizer", config_to_json(cfg)["tokenizer"]},
                {"format", to_string(cfg.data.format)},
+               {"encoding", to_string(cfg.data.encoding)},
                {"task", to_string(cfg.model.task)},
                {"label_separator", cfg.data.label_separator},
                {"target_key", cfg.data.target_key},

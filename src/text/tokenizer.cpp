@@ -4,6 +4,9 @@
 #include <cstdint>
 #include <iterator>
 #include <limits>
+#include <optional>
+#include <string>
+#include <string_view>
 
 #include "han/text/char_class.h"
 #include "han/text/unicode.h"
@@ -50,6 +53,163 @@ SentenceStops make_sentence_stops() {
 
 const SentenceStops kStops = make_sentence_stops();
 
+// ---------------------------------------------------------------------------
+// Version 3: where a sentence ends after '.', '!' or '?' followed by whitespace, read from
+// the raw text around it (so the caps, which drop words, never change the answer).
+
+// What the period at a position ends, by the ASCII word just before it.
+enum class BeforePeriod {
+  word,         // an ordinary word or number: the period ends the sentence
+  never_ends,   // a title or e.g./i.e., an initial (J.), an upper-case initialism (U.S.)
+  may_end,      // etc., Inc., a.m., No., a month, an ellipsis: it ends only before a capital
+};
+
+// The first word after the whitespace (opening quotes and brackets skipped).
+enum class NextWord { end, upper, lower, digit, other };
+
+template <std::size_t N>
+bool in_list(std::string_view word, const std::string_view (&list)[N]) {
+  for (std::string_view w : list)
+    if (w == word) return true;
+  return false;
+}
+
+bool is_ascii_letter(unsigned char c) { return (c | 0x20) >= 'a' && (c | 0x20) <= 'z'; }
+bool is_ascii_upper(unsigned char c) { return c >= 'A' && c <= 'Z'; }
+
+// Titles and Latin abbreviations that precede what they belong to: never a sentence end.
+constexpr std::string_view kNeverEnds[] = {
+    "mr", "mrs", "ms", "dr", "prof", "st", "vs", "e.g", "i.e", "cf", "messrs", "mt", "rev", "gen", "sgt", "capt", "lt", "col"};
+// Abbreviations that may end a sentence: they do when a capital follows.
+constexpr std::string_view kMayEnd[] = {
+    "etc", "inc", "ltd", "co", "corp", "jr", "sr", "bros", "no", "nos", "fig", "figs", "vol", "vols", "p", "pp", "approx", "ph.d",
+    "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec"};
+
+// Runs of letters and periods longer than this are words, never abbreviations.
+constexpr std::size_t kMaxAbbreviationRun = 64;
+
+// Where the run of ASCII letters and periods that ends at `pos` starts (at most
+// kMaxAbbreviationRun + 1 back: a longer run is a word).
+std::size_t run_start(const unsigned char* s, std::size_t pos) {
+  std::size_t b = pos;
+  while (b > 0 && pos - b <= kMaxAbbreviationRun && (is_ascii_letter(s[b - 1]) || s[b - 1] == '.')) --b;
+  return b;
+}
+
+// The run s[b, pos) of ASCII letters and periods before a period, as a word.
+BeforePeriod classify_run(const unsigned char* s, std::size_t b, std::size_t pos) {
+  while (b < pos && s[b] == '.') ++b;  // "..Mr": the ellipsis before it is not part of the word
+  std::string word;
+  bool upper = true, dotted = true;  // all capitals; single letters between periods ("u.s")
+  for (std::size_t k = b; k < pos; ++k) {
+    const unsigned char c = s[k];
+    word.push_back(static_cast<char>(c == '.' ? c : c | 0x20));
+    if (c != '.' && !is_ascii_upper(c)) upper = false;
+    const bool letter_slot = (k - b) % 2 == 0;
+    if (letter_slot != (c != '.')) dotted = false;
+  }
+  if (word.empty()) return BeforePeriod::may_end;
+  if (in_list(word, kNeverEnds)) return BeforePeriod::never_ends;
+  if (in_list(word, kMayEnd)) return BeforePeriod::may_end;
+  if (dotted && upper) return BeforePeriod::never_ends;          // an initial (J.) or initialism (U.S.)
+  if (dotted && word.size() >= 3) return BeforePeriod::may_end;  // a.m., p.m.
+  return BeforePeriod::word;
+}
+
+// What the period at `pos` of normalised text `s` follows: the run of ASCII letters and
+// periods before it, read as a word (it must start the text or follow something that is
+// not a letter or digit).
+BeforePeriod before_period(const unsigned char* s, std::size_t pos) {
+  const std::size_t b = run_start(s, pos);
+  if (b == pos) return BeforePeriod::word;
+  if (s[pos - 1] == '.') return BeforePeriod::may_end;  // the last period of an ellipsis
+  if (pos - b > kMaxAbbreviationRun) return BeforePeriod::word;
+  if (b > 0 && (s[b - 1] >= 0x80 || (s[b - 1] >= '0' && s[b - 1] <= '9'))) return BeforePeriod::word;
+  return classify_run(s, b, pos);
+}
+
+// A code point as the tokenizer sees it: the first of its normalised form.
+char32_t normalised(char32_t cp) { return unicode::normalization_stable(cp) ? cp : unicode::first_normalized(cp); }
+
+bool is_ascii_closer(char32_t c) { return c == '"' || c == '\'' || c == ')' || c == ']' || c == '}'; }
+// ' " ) ] } ’ ” » › 」 』
+bool is_closer(char32_t c) {
+  return is_ascii_closer(c) || c == 0x2019 || c == 0x201D || c == 0x00BB || c == 0x203A || c == 0x300D || c == 0x300F;
+}
+bool is_ascii_opener(char32_t c) { return c == '"' || c == '\'' || c == '(' || c == '[' || c == '{'; }
+
+// Closing quotes and brackets: a sentence that ends inside them ends after them. The
+// length of the one at j, or 0.
+std::size_t closer_length(const unsigned char* s, std::size_t n, std::size_t j) {
+  if (s[j] < 0x80) return is_ascii_closer(s[j]) ? 1 : 0;
+  char32_t cp = 0;
+  const std::size_t len = unicode::decode_utf8(s + j, n - j, cp);
+  if (len == 0) return 0;
+  return is_closer(normalised(cp)) ? len : 0;
+}
+
+std::size_t skip_closers(const unsigned char* s, std::size_t n, std::size_t j) {
+  while (j < n) {
+    const std::size_t len = closer_length(s, n, j);
+    if (len == 0) break;
+    j += len;
+  }
+  return j;
+}
+
+// What a (normalised) code point says of the next word; nothing for one to skip (spaces,
+// opening quotes and brackets).
+std::optional<NextWord> next_word_at(char32_t cp) {
+  if (cp < 0x80) {
+    if (cp == '\n' || cp == '\r') return NextWord::end;
+    if (cp == ' ' || cp == '\t' || cp == '\f' || cp == '\v' || is_ascii_opener(cp)) return std::nullopt;
+    if (cp >= '0' && cp <= '9') return NextWord::digit;
+    if (is_ascii_upper(static_cast<unsigned char>(cp))) return NextWord::upper;
+    if (is_ascii_letter(static_cast<unsigned char>(cp))) return NextWord::lower;
+    return NextWord::other;
+  }
+  const CharClass cls = char_class(cp, 2);
+  if (cls == C::line_break) return NextWord::end;
+  if (cls == C::space || cls == C::ignored || cp == 0x201C || cp == 0x2018 || cp == 0x00AB || cp == 0x2039 ||
+      cp == 0x00BF || cp == 0x00A1)
+    return std::nullopt;
+  if (is_cased_letter(cp)) return to_lower(cp, 2) != cp ? NextWord::upper : NextWord::lower;
+  return NextWord::other;
+}
+
+// The first word from byte j on.
+NextWord next_word(const unsigned char* s, std::size_t n, std::size_t j) {
+  while (j < n) {
+    char32_t cp = s[j];
+    std::size_t len = 1;
+    if (cp >= 0x80) {
+      len = unicode::decode_utf8(s + j, n - j, cp);
+      if (len == 0) return NextWord::other;
+      cp = normalised(cp);
+    }
+    if (const std::optional<NextWord> w = next_word_at(cp)) return *w;
+    j += len;
+  }
+  return NextWord::end;
+}
+
+// Whether terminator `t` ends its sentence, given what precedes a period and what follows
+// (after closing quotes and brackets when `closed`, and whitespace).
+bool ends_sentence(char32_t t, BeforePeriod before, bool closed, NextWord next) {
+  if (next == NextWord::end) return true;
+  if (closed && next == NextWord::lower) return false;  // "Run!" he said.
+  if (t != '.') return true;
+  switch (before) {
+    case BeforePeriod::word:
+      return true;
+    case BeforePeriod::never_ends:
+      return false;
+    case BeforePeriod::may_end:
+      return next != NextWord::lower && next != NextWord::digit;
+  }
+  return true;
+}
+
 class Scanner {
  public:
   Scanner(std::string_view text, const TokenizerOptions& o)
@@ -58,13 +218,15 @@ class Scanner {
         lower_(o.lowercase),
         version_(o.version),
         unicode_(o.version >= 2),
+        sentence_rules_(o.version >= 3),
         max_sentences_(o.max_sentences > 0 ? static_cast<std::size_t>(o.max_sentences) : kNone),
         max_words_(o.max_words > 0 ? static_cast<std::size_t>(o.max_words) : kNone) {}
 
   TokenizedText run() {
     std::size_t i = 0;
     while (i < n_ && !done_) {
-      if (sentence_.size() >= max_words_) {
+      // (A sentence that ends after closing quotes reads them first, even when full.)
+      if (sentence_.size() >= max_words_ && !end_pending_) {
         flush_word();  // dropped: the sentence is full
         i = skip_to_possible_sentence_end(i);
         if (i >= n_) break;
@@ -87,6 +249,7 @@ class Scanner {
       case C::word:
         return append_ascii_word(i);
       case C::space:
+        if (end_pending_) end_sentence();
         flush_word();
         return i + 1;
       case C::line_feed:
@@ -97,7 +260,11 @@ class Scanner {
         return (i + 1 < n_ && s_[i + 1] == '\n') ? i + 2 : i + 1;
       case C::terminator:
         push_token(c);
-        if (is_space_or_break(class_at(i + 1))) end_sentence();
+        if (sentence_rules_) {
+          terminator(c, c == '.' ? period_at(i) : BeforePeriod::word, i + 1);
+        } else if (is_space_or_break(class_at(i + 1))) {
+          end_sentence();
+        }
         return i + 1;
       case C::punctuation:
         push_token(c);
@@ -120,6 +287,7 @@ class Scanner {
   // safe cut). Normalised when needed, then fed code point by code point.
   std::size_t piece_step(std::size_t i) {
     piece_.clear();
+    piece_start_ = i;
     bool stable = true;
     std::size_t j = i;
     if (s_[j] < 0x80) piece_.push_back(s_[j++]);
@@ -172,7 +340,11 @@ class Scanner {
         return;
       case C::terminator:
         push_token(cp);
-        if (is_space_or_break(next_class(k))) end_sentence();
+        if (sentence_rules_) {
+          piece_terminator(k, cp);
+        } else if (is_space_or_break(next_class(k))) {
+          end_sentence();
+        }
         return;
       case C::apostrophe:
         if (!word_.empty() && next_class(k) == C::word) {
@@ -192,10 +364,83 @@ class Scanner {
       case C::ignored:
         return;
       case C::space:
+        if (end_pending_) end_sentence();
+        flush_word();
+        return;
       case C::separator:
         flush_word();
         return;
     }
+  }
+
+  // Version 3: terminator t ends the sentence when whitespace follows it (after closing
+  // quotes and brackets), unless the rules say the period belongs to an abbreviation, an
+  // initial or an ellipsis that continues. `after` is the byte just past it. A sentence that
+  // ends inside closing quotes ends after them, at the whitespace that follows (end_pending_).
+  void terminator(char32_t t, BeforePeriod before, std::size_t after) {
+    const std::size_t j = skip_closers(s_, n_, after);
+    if (!is_space_or_break(class_at(j))) return;  // "3.5", "e.g", "U.S."'s inner periods
+    if (!ends_sentence(t, before, j > after, next_word(s_, n_, j))) return;
+    if (j == after) end_sentence();
+    else end_pending_ = true;  // at the whitespace after the closing quotes
+  }
+
+  // A terminator met in a piece: an ASCII one that starts it has its place in the text; one
+  // that normalisation made ("…" -> "...") is looked at by what follows the piece.
+  void piece_terminator(std::size_t k, char32_t cp) {
+    if (k == 0 && s_[piece_start_] < 0x80) {
+      terminator(cp, cp == '.' ? period_at(piece_start_) : BeforePeriod::word, piece_start_ + 1);
+      return;
+    }
+    const BeforePeriod before = cp == '.' ? normalised_period(piece_start_, k) : BeforePeriod::word;
+    for (std::size_t m = k + 1; m < piece_.size(); ++m) {
+      const auto next = static_cast<char32_t>(piece_[m]);
+      if (is_space_or_break(char_class(next, version_))) {  // whitespace inside the piece (U+3000)
+        if (!ends_sentence(cp, before, m > k + 1, next_word_in_piece(m))) return;
+        if (m == k + 1) end_sentence();
+        else end_pending_ = true;  // at the whitespace after the closing quotes
+        return;
+      }
+      if (!is_closer(next)) return;  // more text: not an end
+    }
+    terminator(cp, before, piece_end_);
+  }
+
+  // The next word from the m-th code point of the piece on, then from the text after it.
+  NextWord next_word_in_piece(std::size_t m) const {
+    for (; m < piece_.size(); ++m)
+      if (const std::optional<NextWord> w = next_word_at(static_cast<char32_t>(piece_[m]))) return *w;
+    return next_word(s_, n_, piece_end_);
+  }
+
+  // What the ASCII period at byte `pos` follows. The text before it is read as it is when
+  // the run of letters before the period starts the text or follows ASCII; else normalised.
+  BeforePeriod period_at(std::size_t pos) {
+    const std::size_t b = run_start(s_, pos);
+    if (b == 0 || s_[b - 1] < 0x80) return before_period(s_, pos);
+    return normalised_period(pos, 0);
+  }
+
+  // What a period follows when the text before it is the raw text before byte `end`,
+  // normalised, then the first k code points of the piece: so that a text and its
+  // normalised form (fullwidth "Ｍｒ．") split alike.
+  BeforePeriod normalised_period(std::size_t end, std::size_t k) {
+    std::size_t start = end > 2 * kMaxAbbreviationRun ? end - 2 * kMaxAbbreviationRun : 0;
+    while (start < end && (s_[start] & 0xC0) == 0x80) ++start;  // a whole code point first
+    window_.clear();
+    for (std::size_t j = start; j < end;) {
+      char32_t cp = 0;
+      const std::size_t len = unicode::decode_utf8(s_ + j, end - j, cp);
+      window_.push_back(static_cast<std::int32_t>(len == 0 ? U' ' : cp));  // an invalid byte separates
+      j += len == 0 ? 1 : len;
+    }
+    unicode::normalize(window_, window_scratch_);
+    for (std::size_t m = 0; m < k; ++m) window_.push_back(piece_[m]);
+    window_text_.clear();
+    for (const std::int32_t cp : window_) unicode::append_utf8(window_text_, static_cast<char32_t>(cp));
+    const auto* w = reinterpret_cast<const unsigned char*>(window_text_.data());
+    if (start > 0 && run_start(w, window_text_.size()) == 0) return BeforePeriod::word;  // a long run: a word
+    return before_period(w, window_text_.size());
   }
 
   // The class of the code point after the k-th of the piece (normalised).
@@ -329,6 +574,7 @@ class Scanner {
 
   // Closes the current sentence; done_ once max_sentences is reached.
   void end_sentence() {
+    end_pending_ = false;
     flush_word();
     if (sentence_.empty()) return;
     // One exact-size allocation per sentence; the buffer keeps its capacity.
@@ -343,6 +589,7 @@ class Scanner {
   bool lower_;
   int version_;
   bool unicode_;
+  bool sentence_rules_;  // version 3: abbreviations, initials, ellipses, closing quotes
   std::size_t max_sentences_;
   std::size_t max_words_;
   bool done_ = false;
@@ -351,7 +598,11 @@ class Scanner {
   std::string word_;
   std::size_t sigma_at_ = kNone;  // offset in word_ of a σ that may be final
   unicode::CodePoints piece_, scratch_;
+  std::size_t piece_start_ = 0;  // byte offset of the piece's first code point
+  unicode::CodePoints window_, window_scratch_;  // normalised_period's
+  std::string window_text_;
   std::size_t piece_end_ = 0;  // byte offset just past the piece
+  bool end_pending_ = false;  // version 3: the sentence ends at the whitespace after its closing quotes
   unicode::GraphemeCluster cluster_;
   std::string cluster_text_;  // the open cluster's token; empty when none is open
 };

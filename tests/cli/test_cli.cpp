@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "support/cli_fixture.h"
+#include "han/core/config.h"
 #include "han/infer/model_file.h"
 #include "support/paths.h"
 #include "support/run.h"
@@ -430,7 +431,7 @@ TEST_CASE("a model stored without tokenizer.version keeps the tokenizer rules it
   const std::string old_model = (tmp.path / "old.han").string();
   han::save_model_file(old_model, m.header, m.tensors);
   CHECK(json::parse(run(han_cmd("info --json --model " + old_model)).out)["config"]["tokenizer"]["version"] == 1);
-  CHECK(json::parse(run(han_cmd("info --json --model " + f.model)).out)["config"]["tokenizer"]["version"] == 2);
+  CHECK(json::parse(run(han_cmd("info --json --model " + f.model)).out)["config"]["tokenizer"]["version"] == han::kTokenizerVersion);
   // Fullwidth letters are the ASCII words under the Unicode rules, unknown words under the old ones.
   const std::string input = "\uFF27\uFF32\uFF25\uFF21\uFF34 \uFF2D\uFF2F\uFF36\uFF29\uFF25\ngreat movie\nqqqqq zzzzz\n";
   const auto now = lines_of(run(han_cmd("predict --model " + f.model), input).out);
@@ -440,6 +441,23 @@ TEST_CASE("a model stored without tokenizer.version keeps the tokenizer rules it
   CHECK(now[0] == now[1]);
   CHECK(before[0] == before[2]);
   CHECK(before[0] != before[1]);
+}
+
+TEST_CASE("a model trained with tokenizer.version 2 still ends a sentence at Mr. and a version 3 model does not",
+          "[cli][predict]") {
+  const CliFixture& f = cli_fixture();
+  TempDir tmp;
+  han::ModelFileContents m = han::load_model_file(f.model);
+  m.header["config"]["tokenizer"]["version"] = 2;  // as han wrote it before version 3
+  const std::string v2_model = (tmp.path / "v2.han").string();
+  han::save_model_file(v2_model, m.header, m.tensors);
+  const auto sentences = [](const std::string& model) {
+    const RunResult r = run(han_cmd("predict --format json --explain --model " + model), "It was solved by Mr. Poirot.\n");
+    REQUIRE(r.exit_code == 0);
+    return json::parse(r.out).at("attention").at("sentences").size();
+  };
+  CHECK(sentences(v2_model) == 2);
+  CHECK(sentences(f.model) == 1);
 }
 
 TEST_CASE("bad input: exit 2 and one line naming the file, line or key", "[cli][errors]") {

@@ -62,7 +62,7 @@ TEST_CASE("train refuses a folder holding a run, naming its files, and --overwri
   CHECK(slurp(dir.file("run/model.han")) == "old");
   check_refused(run(han_cmd("train --resume " + out + " --overwrite")),
                 "han: error: --resume continues a run as it was configured: it takes no data file, --set, --seeds, --init, "
-                "--output or --overwrite");
+                "--encoding, --output or --overwrite");
 
   // --overwrite: the old run's files (a temp file of a killed write included) are gone, the
   // user's own files stay, and the new run is complete.
@@ -340,7 +340,7 @@ TEST_CASE("train FILE trains on a data file with the defaults into runs/<its nam
                 "han: error: train needs data: han train FILE (with the defaults), --config FILE, or --resume DIR");
   check_refused(run(in_dir + han_cmd("train small.jsonl --resume runs/unfinished")),
                 "han: error: --resume continues a run as it was configured: it takes no data file, --set, --seeds, "
-                "--init, --output or --overwrite");
+                "--init, --encoding, --output or --overwrite");
 }
 
 TEST_CASE("train and eval read fastText and tsv files by their content, and the run config names the format found",

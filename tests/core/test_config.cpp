@@ -372,8 +372,9 @@ TEST_CASE("a stored config holds han 0.1.0's keys always, a later key only when 
   // Pinned, so that a wrong row shows: keys of 0.1.0 and keys added later.
   for (const char* key : {"embedding_dim", "mask", "dropout", "embeddings", "freeze_embeddings"})
     CHECK(stored["model"].contains(key));
-  CHECK(stored["tokenizer"]["version"] == 2);
+  CHECK(stored["tokenizer"]["version"] == 3);
   CHECK(stored["model"]["linear_member"] == true);
+  CHECK_FALSE(stored["data"].contains("encoding"));
   for (const char* key : {"sentence_dropout", "word_dropout", "task", "bag", "linear_weight"})
     CHECK_FALSE(stored["model"].contains(key));
   CHECK_FALSE(stored["trainer"].contains("calibrate"));
@@ -395,15 +396,18 @@ TEST_CASE("a stored config holds han 0.1.0's keys always, a later key only when 
   CHECK(han::config_to_full_json(han::stored_config_from_json(j, "m")) == han::config_to_full_json(changed));
 }
 
-TEST_CASE("tokenizer.version: 2 by default, 1 for configs stored before it existed", "[config]") {
-  CHECK(han::Config{}.tokenizer.version == 2);
+TEST_CASE("tokenizer.version: 3 by default, 1 for configs stored before it existed", "[config]") {
+  CHECK(han::Config{}.tokenizer.version == 3);
   CHECK(parse(R"({"tokenizer": {"version": 1}})").tokenizer.version == 1);
-  REQUIRE_THROWS_WITH(parse(R"({"tokenizer": {"version": 3}})"), Contains("tokenizer.version: must be between 1 and 2, got 3"));
+  CHECK(parse(R"({"tokenizer": {"version": 2}})").tokenizer.version == 2);
+  REQUIRE_THROWS_WITH(parse(R"({"tokenizer": {"version": 4}})"), Contains("tokenizer.version: must be between 1 and 3, got 4"));
   // A config han wrote (model file, run folder) without the key was tokenized by the old rules.
   json stored = han::config_to_json(han::Config{});
+  CHECK(han::stored_config_from_json(stored, "m").tokenizer.version == 3);
+  stored["tokenizer"]["version"] = 2;  // a model trained before version 3 keeps its rules
   CHECK(han::stored_config_from_json(stored, "m").tokenizer.version == 2);
   stored["tokenizer"].erase("version");
-  CHECK(han::config_from_json(stored, "m").tokenizer.version == 2);
+  CHECK(han::config_from_json(stored, "m").tokenizer.version == 3);
   CHECK(han::stored_config_from_json(stored, "m").tokenizer.version == 1);
   CHECK(han::stored_config_from_json(json::object(), "m").tokenizer.version == 1);
 }

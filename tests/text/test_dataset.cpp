@@ -407,3 +407,44 @@ TEST_CASE("dataset: regression targets from a jsonl key, fasttext and tsv labels
   const std::string nan = dir.write("nan.tsv", "nan\tx\n");
   CHECK_THAT(task_error(nan, DataFormat::tsv, reg), Catch::StartsWith(nan + ":1: the label must be a number"));
 }
+
+TEST_CASE("dataset: lines that are not UTF-8 are read as Windows-1252 in every format", "[dataset][encoding]") {
+  TempDir dir;
+  // "café crème brûlée “yes”" in Windows-1252 bytes; the label "été" too.
+  const std::string latin = "caf\xE9 cr\xE8me br\xFBl\xE9" "e \x93yes\x94";
+  const std::string utf8 = "caf\xC3\xA9 cr\xC3\xA8me br\xC3\xBBl\xC3\xA9" "e \xE2\x80\x9Cyes\xE2\x80\x9D";
+  const std::string ete_latin = "\xE9t\xE9", ete = "\xC3\xA9t\xC3\xA9";
+  SECTION("tsv") {
+    const auto xs = han::read_examples(dir.write("a.tsv", "pos\tfine\n" + ete_latin + "\t" + latin + "\n"), DataFormat::tsv, true);
+    CHECK(texts_of(xs) == Strings{"fine", utf8});
+    CHECK(labels_of(xs) == Strings{"pos", ete});
+  }
+  SECTION("fasttext") {
+    const auto xs = han::read_examples(dir.write("a.txt", "__label__" + ete_latin + " " + latin + "\n"), DataFormat::fasttext, true);
+    CHECK(texts_of(xs) == Strings{utf8});
+    CHECK(labels_of(xs) == Strings{ete});
+  }
+  SECTION("jsonl: a string JSON itself would refuse") {
+    const auto xs = han::read_examples(dir.write("a.jsonl", "{\"label\": \"pos\", \"text\": \"" + latin + "\"}\n"), DataFormat::jsonl, true);
+    CHECK(texts_of(xs) == Strings{utf8});
+  }
+  SECTION("folder: each file") {
+    dir.write("f/pos/1.txt", latin);
+    dir.write("f/neg/1.txt", "plain");
+    const auto xs = han::read_examples(dir.path("f"), DataFormat::folder, true);
+    CHECK(texts_of(xs) == Strings{"plain", utf8});
+  }
+  SECTION("a BOM, then Windows-1252") {
+    const auto xs = han::read_examples(dir.write("b.tsv", "\xEF\xBB\xBFpos\t" + latin + "\n"), DataFormat::tsv, true);
+    CHECK(texts_of(xs) == Strings{utf8});
+  }
+  SECTION("the encoding named") {
+    han::LabelOptions options;
+    options.encoding = han::TextEncoding::utf8;
+    auto xs = han::read_examples(dir.write("c.tsv", "pos\tcaf\xE9\n"), DataFormat::tsv, options);
+    CHECK(texts_of(xs) == Strings{"caf\xEF\xBF\xBD"});
+    options.encoding = han::TextEncoding::windows1252;
+    xs = han::read_examples(dir.write("d.tsv", "pos\tcaf\xC3\xA9\n"), DataFormat::tsv, options);
+    CHECK(texts_of(xs) == Strings{"caf\xC3\x83\xC2\xA9"});
+  }
+}

@@ -23,11 +23,14 @@ struct DataConfig {
   std::string label_separator;  // tsv, model.task multilabel: splits the label field
   std::string target_key;  // jsonl, model.task regression: the key of the number
   std::string cache;  // optional token cache file (text/token_cache.h); "" = none
+  TextEncoding encoding;  // how the data files' bytes are read (core/text_decoding.h)
 };
 
-// The tokenizer's rules: 2 = Unicode (utf8proc); 1 = the rules before, kept for models
-// trained with them (a stored config without tokenizer.version is one of those).
-constexpr int kTokenizerVersion = 2;
+// The tokenizer's rules: 3 = Unicode, with sentences that do not end at abbreviations,
+// initials or inside closing quotes; 2 = Unicode (utf8proc), a sentence ending at every
+// '.', '!' or '?' before whitespace; 1 = the rules before Unicode. Models keep the version
+// they were trained with (a stored config without tokenizer.version is version 1).
+constexpr int kTokenizerVersion = 3;
 // tokenizer.max_sentences / max_words "auto": caps chosen from the training data when the
 // corpus is loaded (text/caps.h); a trained model always holds the chosen numbers.
 constexpr int kAutoCap = 0;

@@ -5,6 +5,7 @@
 #include <array>
 #include <cstddef>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace han {
@@ -39,6 +40,9 @@ enum class RegressionLoss { mse, huber };
 // A setting that is off, on, or decided from the rest of the config. In JSON, off and on
 // are the booleans false and true; auto is "auto".
 enum class Switch { off, on, auto_ };
+// How input bytes are read (core/text_decoding.h): auto = UTF-8, and a line that is not
+// UTF-8 as Windows-1252; utf-8 = strict (invalid bytes become U+FFFD).
+enum class TextEncoding { auto_, utf8, latin1, windows1252 };
 
 // EnumNames<E>::names[i] is the name of static_cast<E>(i).
 template <class E>
@@ -90,10 +94,18 @@ struct EnumNames<Switch> {
   static constexpr std::array<const char*, 3> names = {"false", "true", "auto"};
 };
 
+template <>
+struct EnumNames<TextEncoding> {
+  static constexpr std::array<const char*, 4> names = {"auto", "utf-8", "latin-1", "windows-1252"};
+};
+
 namespace detail {
 const char* name_at(const char* const* names, std::size_t count, std::size_t index);
 std::size_t index_of_name(const char* const* names, std::size_t count, const std::string& name,
                           const std::string& key);
+// An encoding's name as EnumNames<TextEncoding> spells it: any case, and the other names
+// of each (utf8, latin1, iso-8859-1, iso8859-1, cp1252, windows1252); else `name` itself.
+std::string encoding_name(const std::string& name);
 }  // namespace detail
 
 // The name of a value. (Only for the enums above: others have no EnumNames.)
@@ -115,7 +127,11 @@ std::vector<std::string> enum_names() {
 template <class E>
 E parse_enum(const std::string& name, const std::string& key) {
   const auto& names = EnumNames<E>::names;
-  return static_cast<E>(detail::index_of_name(names.data(), names.size(), name, key));
+  if constexpr (std::is_same_v<E, TextEncoding>) {
+    return static_cast<E>(detail::index_of_name(names.data(), names.size(), detail::encoding_name(name), key));
+  } else {
+    return static_cast<E>(detail::index_of_name(names.data(), names.size(), name, key));
+  }
 }
 
 }  // namespace han

@@ -1,7 +1,8 @@
 #pragma once
 // What each character does to the token stream, under either version of the tokenizer
 // rules (tokenizer.version, kept in each model's config):
-//  2: Unicode's properties through utf8proc, applied to normalised text;
+//  2 and 3: Unicode's properties through utf8proc, applied to normalised text (3 differs
+//     only in where sentences end: tokenizer.cpp);
 //  1: the rules before Unicode support (classes by block; case for Latin-1, Latin
 //     Extended-A, Greek and Cyrillic only), kept so older models tokenize as they were trained.
 #include <cstdint>

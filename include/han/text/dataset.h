@@ -40,6 +40,9 @@ struct LabelOptions {
   bool require = true;  // a record without its answer is an error naming file:line
   std::string separator = ",";
   std::string target_key = "target";
+  // How the bytes are read (core/text_decoding.h); each file read says in a warning how many
+  // of its lines were not UTF-8, and whether it looks binary.
+  TextEncoding encoding = TextEncoding::auto_;
 };
 LabelOptions label_options(const Config& cfg, bool require);
 

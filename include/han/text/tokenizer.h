@@ -4,6 +4,13 @@
 //    word, fullwidth "ｅ" is "e", "…" is "...".
 //  - Sentences end after '.', '!' or '?' followed by whitespace, and at line breaks
 //    (\n, \r\n, lone \r, U+0085, U+2028, U+2029). Empty sentences are dropped.
+//    Version 3 reads the text around a period: a title or Latin abbreviation (Mr., Dr.,
+//    St., vs., e.g., i.e.), an initial or upper-case initialism (J., U.S.) never ends a
+//    sentence; etc., Inc., a.m., No., a month and an ellipsis end one only before a capital
+//    (or a symbol, or the end), not before a lower-case word or a digit; a terminator
+//    inside closing quotes or brackets ends the sentence after them, unless a lower-case
+//    word follows ("Run!" he said). Versions 1 and 2 end a sentence at every terminator
+//    followed by whitespace.
 //  - Words are runs of letters, digits and combining marks, with inner apostrophes
 //    (' or U+2019) kept ("don't"). Every other punctuation mark or symbol is a token of its
 //    own, one grapheme cluster long ("👍🏽" and "👨‍👩‍👧" are one token each). Letters of
@@ -14,8 +21,8 @@
 //  - max_sentences / max_words (0 = no cap) truncate while scanning, so an enormous
 //    input costs no more than the capped part (plus a scan for the ends of sentences).
 //  - Pure ASCII text takes a fast path that never calls the Unicode library.
-//  - `version` 1 keeps the rules before Unicode support, for models trained with them
-//    (see char_class.h and the README's "Tokenization").
+//  - `version` 1 keeps the rules before Unicode support, and 2 the sentence ends before
+//    version 3, for models trained with them (see char_class.h and docs/data.md).
 #include <string>
 #include <string_view>
 #include <vector>
@@ -31,7 +38,7 @@ struct TokenizerOptions {
   bool lowercase = true;
   int max_sentences = 0;  // 0 = no cap
   int max_words = 0;      // per sentence; 0 = no cap
-  int version = kTokenizerVersion;  // rules: 2 = Unicode, 1 = before Unicode support
+  int version = kTokenizerVersion;  // rules: 3 = 2 with sentence rules, 2 = Unicode, 1 = before Unicode support
 };
 
 class Tokenizer {
