@@ -178,6 +178,10 @@ void run_eval(EvalArgs& a) {
     j["calibration"] = calibration;
     text += calibration_line(calibration);
   }
+  if (head.task == Task::multilabel && a.threshold >= 0) {
+    j["threshold"] = a.threshold;
+    text += fmt::format("threshold: {} for every label (--threshold; the model's own are not used)\n", a.threshold);
+  }
   if (head.task == Task::single && a.threshold >= 0) {
     const SelectiveScores selective = selective_scores(answers, gold_label_sets(Task::single, docs), a.threshold);
     j["abstain"] = selective.to_json();

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 #include "han/core/error.h"
 #include "han/core/json_text.h"
 
@@ -26,6 +28,15 @@ std::vector<double> class_weights(const ClassWeights& setting, const std::vector
     }
   }
   return w;
+}
+
+std::string describe_class_weights(const std::vector<std::string>& labels, const std::vector<double>& weights) {
+  constexpr std::size_t kShown = 12;
+  std::string out;
+  for (std::size_t c = 0; c < labels.size() && c < kShown; ++c)
+    out += (c ? ", " : "") + quote_excerpt(labels[c]) + " " + fmt::format("{:.3g}", weights[c]);
+  if (labels.size() > kShown) out += fmt::format(", ... ({} more)", labels.size() - kShown);
+  return out;
 }
 
 void apply_class_weights(const std::vector<double>& weights, Documents& docs) {

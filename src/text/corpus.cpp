@@ -219,7 +219,8 @@ Corpus load_corpus(const Config& given, const std::vector<std::string>& vector_w
   refuse_stream_read_twice(given);
   Corpus corpus = given.data.cache.empty() ? read_corpus(given, vector_words, base) : cached_corpus(given, vector_words, base);
   if (given.model.task == Task::regression) corpus.targets = target_scale(corpus.train, given.data.train);
-  apply_class_weights(class_weights(given.loss.class_weights, corpus.labels, corpus.train), corpus.train);
+  const std::vector<double> weights = class_weights(given.loss.class_weights, corpus.labels, corpus.train);
+  apply_class_weights(weights, corpus.train);
   const std::string answers =
       given.model.task == Task::regression
           ? fmt::format("targets of mean {:.4g} and sd {:.4g} (losses are on standardised targets, (target - "
@@ -229,6 +230,10 @@ Corpus load_corpus(const Config& given, const std::vector<std::string>& vector_w
   spdlog::info("corpus: {} train / {} dev / {} test documents, {}, vocabulary {} (of {} distinct words)",
                corpus.train.size(), corpus.dev.size(), corpus.test.size(), answers, corpus.vocab.size(),
                corpus.train_distinct_words);
+  if (given.loss.class_weights.mode != ClassWeights::Mode::none && given.model.task == Task::single)
+    spdlog::info("class weights (loss.class_weights {}): {}",
+                 given.loss.class_weights.mode == ClassWeights::Mode::balanced ? "balanced" : "as given",
+                 describe_class_weights(corpus.labels, weights));
   return corpus;
 }
 

@@ -192,6 +192,10 @@ TEST_CASE("multilabel: a tiny set learned end to end, answered as label sets by 
                                        .out);
   CHECK(at_half["calibration"]["temperature"] == dev["temperature"]);
   CHECK(at_half["micro_f1"].is_number());
+  CHECK(at_half["threshold"] == 0.5);  // the report says what it was scored at
+  const RunResult text = run(han_cmd("eval --threshold 0.5 --model " + model + " --data " +
+                                     source_path("tests/tasks/multilabel_test.jsonl")));
+  CHECK_THAT(text.out, Catch::Contains("threshold: 0.5 for every label (--threshold; the model's own are not used)"));
 }
 
 TEST_CASE("regression: a tiny rating set learned end to end, and predict prints the number", "[cli][tasks]") {
@@ -277,6 +281,12 @@ TEST_CASE("loss.class_weights from the command line: kept in config.json, an unk
   INFO(ok.err);
   REQUIRE(ok.exit_code == 0);
   CHECK(json::parse(slurp(tmp.path / "a" / "config.json"))["loss"]["class_weights"] == json{{"pos", 2}});
+  // The weights computed by balanced are logged (without --quiet).
+  std::string loud = base;
+  loud.replace(loud.find(" --quiet"), 8, "");
+  const RunResult balanced = run(han_cmd(loud + " --set loss.class_weights=balanced --output " + (tmp.path / "d").string()));
+  REQUIRE(balanced.exit_code == 0);
+  CHECK_THAT(balanced.err, Catch::Matches("(.|\\n)*han: class weights \\(loss.class_weights balanced\\): \"neg\" [0-9.]+, \"pos\" [0-9.]+\\n(.|\\n)*"));
   const RunResult bad = run(han_cmd(base + " --set loss.class_weights=\"{\\\"spam\\\":2}\" --output " + (tmp.path / "b").string()));
   CHECK(bad.exit_code == 2);
   CHECK(bad.err.find("loss.class_weights: \"spam\" is not one of the 2 labels") != std::string::npos);

@@ -16,6 +16,8 @@ std::vector<double> class_weights(const ClassWeights& setting, const std::vector
                                   const Documents& train);
 
 // Multiplies each document's weight by its class's weight.
+// "neg" 0.833, "pos" 1.25, ...: the weights for the log (the first 12 labels).
+std::string describe_class_weights(const std::vector<std::string>& labels, const std::vector<double>& weights);
 void apply_class_weights(const std::vector<double>& weights, Documents& docs);
 
 }  // namespace han
