@@ -37,9 +37,17 @@ std::vector<std::string> collect_labels(const std::vector<Example>& examples) {
   return collector.sorted();
 }
 
-LabelIndex::LabelIndex(const std::vector<std::string>& labels) {
+LabelIndex::LabelIndex(const std::vector<std::string>& labels) : names_(labels) {
   index_.reserve(labels.size());
   for (std::size_t i = 0; i < labels.size(); ++i) index_.emplace(labels[i], static_cast<std::int32_t>(i));
+}
+
+std::string LabelIndex::listed() const {
+  constexpr std::size_t kShown = 10;
+  std::string out;
+  for (std::size_t i = 0; i < names_.size() && i < kShown; ++i) out += (i ? ", " : "") + quote_excerpt(names_[i]);
+  if (names_.size() > kShown) out += ", ... (" + std::to_string(names_.size() - kShown) + " more)";
+  return out;
 }
 
 std::int32_t LabelIndex::find(const std::string& label) const {
@@ -71,7 +79,7 @@ void set_answer(Document& doc, const Example& ex, const LabelIndex& labels, bool
     }
     if (i < 0 && !allow_unknown)
       throw Error(ex.source + ": label " + quote_excerpt(label) + " is not one of the model's " +
-                  std::to_string(labels.size()) + " labels");
+                  std::to_string(labels.size()) + " labels (" + labels.listed() + ")");
     return i;
   };
   if (ex.labels.empty()) {

@@ -287,7 +287,7 @@ TEST_CASE("dataset: collect_labels, encode and unknown labels", "[dataset]") {
 
   const Example other = example("maybe", true, "good", "dev.jsonl:9");
   CHECK_THROWS_WITH(han::encode(other, tokenizer, vocab, labels),
-                    "dev.jsonl:9: label \"maybe\" is not one of the model's 2 labels");
+                    "dev.jsonl:9: label \"maybe\" is not one of the model's 2 labels (\"neg\", \"pos\")");
   CHECK_THROWS_AS(han::encode_all({other}, tokenizer, vocab, labels), han::Error);
   const han::Document d = han::encode(other, tokenizer, vocab, labels, true);
   CHECK(d.label == -1);

@@ -34,9 +34,12 @@ class LabelIndex {
   explicit LabelIndex(const std::vector<std::string>& labels);
   std::int32_t find(const std::string& label) const;
   std::size_t size() const { return index_.size(); }
+  // "bad, good" (the first 10, then how many more): for messages.
+  std::string listed() const;
 
  private:
   std::unordered_map<std::string, std::int32_t> index_;
+  std::vector<std::string> names_;
 };
 
 // Labels a data file holds beyond a model's (han eval counts their documents as errors
