@@ -114,6 +114,8 @@ void run_info(InfoArgs& a) {
   if (header.contains("trained")) info["trained"] = header["trained"];
   if (header.contains("calibration")) info["calibration"] = header["calibration"];
   if (head_has_section(c.head)) info["head"] = head_to_json(c.head);
+  const bool thresholds = c.head.task == Task::multilabel && c.head.thresholds.size() == c.labels.size();
+  for (std::size_t k = 0; thresholds && k < c.labels.size(); ++k) info["thresholds"][c.labels[k]] = c.head.thresholds[k];
   if (!c.config.trainer.init.empty()) info["parent"] = c.config.trainer.init;  // the model it was trained from
   const std::vector<BagLeaning> bag = bag_top_words(c, kBagWordsShown);
   for (const BagLeaning& b : bag) info["bag_words"].push_back({{"answer", b.answer}, {"words", b.words}});
@@ -130,6 +132,12 @@ void run_info(InfoArgs& a) {
       {"task", task_summary(c.head)},
       {"vocabulary", std::to_string(c.vocab.size()) + " words"},
       {"parameters", std::to_string(parameters) + parameters_note(members, c.weighted_linear_member())}};
+  if (thresholds) {
+    std::string listed;
+    for (std::size_t k = 0; k < c.labels.size(); ++k)
+      listed += (k ? ", " : "") + c.labels[k] + " " + format_fixed(c.head.thresholds[k], 2);
+    rows.push_back({"thresholds", listed});
+  }
   if (members > 1) {
     const auto more = ensemble_rows(header.value("trained", nlohmann::json()), members);
     rows.insert(rows.end(), more.begin(), more.end());

@@ -186,6 +186,15 @@ TEST_CASE("multilabel: a tiny set learned end to end, answered as label sets by 
   const json info = json::parse(run(han_cmd("info --json --model " + model)).out);
   CHECK(info["head"]["temperature"] == dev["temperature"]);
   REQUIRE(info["head"]["thresholds"].size() == 4);
+  // Each label's threshold, by name, in json and in the text's thresholds row.
+  REQUIRE(info["thresholds"].size() == 4);
+  const std::string info_text = run(han_cmd("info --model " + model)).out;
+  for (std::size_t k = 0; k < 4; ++k) {
+    const std::string label = info["labels"][k];
+    CHECK(info["thresholds"][label] == info["head"]["thresholds"][k]);
+    CHECK_THAT(info_text, Catch::Contains(label + " "));
+  }
+  CHECK_THAT(info_text, Catch::Contains("\nthresholds "));
   // --threshold P sets every label's threshold in eval too.
   const json at_half = json::parse(run(han_cmd("eval --format json --threshold 0.5 --model " + model + " --data " +
                                                source_path("tests/tasks/multilabel_test.jsonl")))
