@@ -132,6 +132,7 @@ void run_info(InfoArgs& a) {
       {"task", task_summary(c.head)},
       {"vocabulary", std::to_string(c.vocab.size()) + " words"},
       {"parameters", std::to_string(parameters) + parameters_note(members, c.weighted_linear_member())}};
+  if (c.head.task == Task::regression) rows.erase(rows.begin() + 2);  // "labels (0)": it answers a number
   if (thresholds) {
     std::string listed;
     for (std::size_t k = 0; k < c.labels.size(); ++k)

@@ -252,6 +252,9 @@ TEST_CASE("regression: a tiny rating set learned end to end, and predict prints 
   CHECK(info["task"] == "regression");
   CHECK(info["head"]["target_mean"].get<double>() > 1);
   CHECK(info["head"]["seen_targets"] == json{1, 2, 3, 4, 5});
+  const std::string info_text = run(han_cmd("info --model " + model)).out;
+  CHECK_THAT(info_text, Catch::Matches("(.|\\n)*\\ntask +regression \\(target mean (.|\\n)*"));
+  CHECK_THAT(info_text, !Catch::Contains("labels ("));  // it answers a number
   // One unit for every loss: the training loss's, on targets standardised by the training
   // set's sd. Dev and test losses are the squared error in those units, for the HAN alone
   // (each epoch), the linear member and the blend.
