@@ -38,6 +38,32 @@ std::string member_text(const nlohmann::json& m) {
   return any ? text : text + ", no dev scores";
 }
 
+// The trained record, read: "best epoch 4, dev accuracy 0.8660" (members and the linear
+// member have rows of their own).
+std::string trained_text(const nlohmann::json& t) {
+  if (!t.is_object()) return t.dump();
+  std::string text;
+  const auto add = [&text](const std::string& part) { text += (text.empty() ? "" : ", ") + part; };
+  if (t.contains("best_epoch") && t["best_epoch"].is_number()) add("best epoch " + t["best_epoch"].dump());
+  for (const auto& [key, value] : t.items()) {
+    if (key == "best_epoch" || key == "members" || key == "linear_member" || value.is_null()) continue;
+    std::string name = key;
+    std::replace(name.begin(), name.end(), '_', ' ');
+    add(name + " " + (value.is_number_float() ? format_fixed(value.get<double>(), 4) : value.dump()));
+  }
+  return text.empty() ? "(no record)" : text;
+}
+
+// "best epoch 9 of 11, dev loss 0.2820, weight 0.80"
+std::string linear_member_text(const nlohmann::json& m) {
+  std::string text = "best epoch " + m.value("best_epoch", nlohmann::json()).dump() + " of " +
+                     m.value("epochs", nlohmann::json()).dump();
+  if (m.contains("dev_loss") && m["dev_loss"].is_number())
+    text += ", dev loss " + format_fixed(m["dev_loss"].get<double>(), 4);
+  if (m.contains("weight") && m["weight"].is_number()) text += ", weight " + format_fixed(m["weight"].get<double>(), 2);
+  return text;
+}
+
 std::vector<std::vector<std::string>> ensemble_rows(const nlohmann::json& trained, int members) {
   std::vector<std::vector<std::string>> rows = {
       {"ensemble", std::to_string(members) + " models; predictions average their probabilities and attention"}};
@@ -144,9 +170,10 @@ void run_info(InfoArgs& a) {
     rows.insert(rows.end(), more.begin(), more.end());
   }
   if (header.contains("trained")) {
-    nlohmann::json trained = header["trained"];
-    if (trained.is_object()) trained.erase("members");  // listed above, one row each
-    rows.push_back({"trained", trained.dump()});
+    const nlohmann::json& trained = header["trained"];
+    const bool member = trained.is_object() && trained.contains("linear_member") && trained["linear_member"].is_object();
+    rows.push_back({"trained", trained_text(trained) + (member ? " (the HAN alone)" : "")});
+    if (member) rows.push_back({"linear member", linear_member_text(trained["linear_member"])});
   }
   if (header.contains("calibration") && header["calibration"].is_object())
     rows.push_back({"calibration", dev_calibration_text(header["calibration"])});

@@ -80,6 +80,11 @@ TEST_CASE("model.linear_member: han train adds the member to a single model, and
   INFO(info.err);
   CHECK_THAT(info.out, Catch::Contains("(with a linear member weighing " + han::format_fixed(weight, 2) + ")"));
   CHECK_THAT(info.out, Catch::Contains("bag words: neg "));
+  // The training record read as words: the HAN's best epoch, said to be the HAN's, and the
+  // member's own row.
+  CHECK_THAT(info.out, Catch::Matches("(.|\\n)*\\ntrained +best epoch [0-9]+, dev accuracy [0-9.]+ \\(the HAN alone\\)\\n(.|\\n)*"));
+  CHECK_THAT(info.out, Catch::Matches("(.|\\n)*\\nlinear member +best epoch [0-9]+ of [0-9]+, dev loss [0-9.]+, weight " +
+                                      han::format_fixed(weight, 2) + "\\n(.|\\n)*"));
 
   // Its tensors are part of the model: a file without them is refused.
   han::ModelFileContents contents = han::load_model_file(dir.file("run/model.han"));
