@@ -1,6 +1,7 @@
 // han info --model FILE [--json]
 #include <algorithm>
 #include <cstdio>
+#include <fmt/format.h>
 #include <string>
 #include <utility>
 #include <vector>
@@ -64,9 +65,13 @@ std::string linear_member_text(const nlohmann::json& m) {
   return text;
 }
 
-std::vector<std::vector<std::string>> ensemble_rows(const nlohmann::json& trained, int members) {
+std::vector<std::vector<std::string>> ensemble_rows(const nlohmann::json& trained, int members,
+                                                   const WeightedLinearMember& linear) {
+  const std::string blend = linear.params ? fmt::format(", then blend that with the linear member at weight {}",
+                                                        format_fixed(linear.weight, 2))
+                                          : "";
   std::vector<std::vector<std::string>> rows = {
-      {"ensemble", std::to_string(members) + " models; predictions average their probabilities and attention"}};
+      {"ensemble", std::to_string(members) + " models; predictions average their probabilities and attention" + blend}};
   const nlohmann::json list = trained.is_object() ? trained.value("members", nlohmann::json::array()) : nlohmann::json();
   for (std::size_t k = 0; list.is_array() && k < list.size(); ++k)
     if (list[k].is_object()) rows.push_back({"member " + std::to_string(k + 1), member_text(list[k])});
@@ -166,7 +171,7 @@ void run_info(InfoArgs& a) {
     rows.push_back({"thresholds", listed});
   }
   if (members > 1) {
-    const auto more = ensemble_rows(header.value("trained", nlohmann::json()), members);
+    const auto more = ensemble_rows(header.value("trained", nlohmann::json()), members, c.weighted_linear_member());
     rows.insert(rows.end(), more.begin(), more.end());
   }
   if (header.contains("trained")) {

@@ -118,6 +118,9 @@ TEST_CASE("model.linear_member in an ensemble: one member for the ensemble, none
   const RunResult info = run(han_cmd("info --model " + dir.file("run/model.han")));
   CHECK_THAT(info.out, Catch::Contains("(2 members and a linear member weighing " +
                                        han::format_fixed(model.config.model.linear_weight, 2) + ")"));
+  CHECK_THAT(info.out, Catch::Contains("2 models; predictions average their probabilities and attention, then blend "
+                                       "that with the linear member at weight " +
+                                       han::format_fixed(model.config.model.linear_weight, 2)));
 
   // A file from before model.linear_weight: one more member beside two, 1/3; a file whose
   // weight says "auto" is not one han writes.
