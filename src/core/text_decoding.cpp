@@ -33,7 +33,7 @@ void decode_bytes(const std::string& in, std::string& out, Map map) {
   out.reserve(in.size() + in.size() / 2);
   for (unsigned char b : in) {
     if (b < 0x80) out.push_back(static_cast<char>(b));
-    else append_code_point(out, map(b));
+    else append_utf8(out, map(b));
   }
 }
 
@@ -46,7 +46,7 @@ void replace_invalid(const std::string& in, std::string& out) {
     char32_t cp = 0;
     const std::size_t len = decode_utf8(p + i, in.size() - i, cp);
     if (len == 0) {
-      append_code_point(out, kReplacement);
+      append_utf8(out, kReplacement);
       ++i;
     } else {
       out.append(in, i, len);
@@ -56,24 +56,6 @@ void replace_invalid(const std::string& in, std::string& out) {
 }
 
 }  // namespace
-
-void append_code_point(std::string& out, char32_t c) {
-  if (c < 0x80) {
-    out.push_back(static_cast<char>(c));
-  } else if (c < 0x800) {
-    out.push_back(static_cast<char>(0xC0 | (c >> 6)));
-    out.push_back(static_cast<char>(0x80 | (c & 0x3F)));
-  } else if (c < 0x10000) {
-    out.push_back(static_cast<char>(0xE0 | (c >> 12)));
-    out.push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | (c & 0x3F)));
-  } else {
-    out.push_back(static_cast<char>(0xF0 | (c >> 18)));
-    out.push_back(static_cast<char>(0x80 | ((c >> 12) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | (c & 0x3F)));
-  }
-}
 
 char32_t windows_1252(unsigned char b) { return b >= 0x80 && b < 0xA0 ? kHigh[b - 0x80] : b; }
 

@@ -19,8 +19,6 @@
 
 namespace han {
 
-// Appends the UTF-8 form of code point cp (< 0x110000) to out.
-void append_code_point(std::string& out, char32_t cp);
 // The code point of byte b in Windows-1252.
 char32_t windows_1252(unsigned char b);
 

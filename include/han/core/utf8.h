@@ -43,6 +43,9 @@ inline std::size_t decode_utf8(const unsigned char* p, std::size_t n, char32_t& 
 // Offset of the first byte that does not start a valid sequence, or s.size() if none.
 std::size_t first_invalid_utf8(std::string_view s);
 
+// Appends the UTF-8 form of code point c (< 0x110000) to out.
+void append_utf8(std::string& out, char32_t c);
+
 inline bool is_valid_utf8(std::string_view s) { return first_invalid_utf8(s) == s.size(); }
 
 // The longest prefix of s of at most max_bytes that does not cut a valid sequence in two

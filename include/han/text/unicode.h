@@ -12,10 +12,10 @@ namespace han::unicode {
 
 using CodePoints = std::vector<std::int32_t>;
 
-// UTF-8 decoding is core's (one decoder for the tokenizer and the label checks).
+// UTF-8 decoding and encoding are core's (one for the tokenizer, the label checks and the
+// decoding of text that is not UTF-8).
+using han::append_utf8;
 using han::decode_utf8;
-
-void append_utf8(std::string& out, char32_t c);
 
 // Normalisation is NFKC (compatibility forms folded: "ｅ" -> "e", "ﬁ" -> "fi", "…" ->
 // "...", decomposed "é" composed), except for two kinds of characters that keep their own
