@@ -213,6 +213,8 @@ bool ends_sentence(char32_t t, BeforePeriod before, bool closed, NextWord next) 
   return true;
 }
 
+// kSpans: also where each token came from (TextSpans); without, none of that work is done.
+template <bool kSpans>
 class Scanner {
  public:
   Scanner(std::string_view text, const TokenizerOptions& o, TextSpans* spans)
@@ -234,7 +236,7 @@ class Scanner {
         flush_word();  // dropped: the sentence is full
         const std::size_t from = i;
         i = skip_to_possible_sentence_end(i);
-        if (spans_ && !sentence_cut_ && !only_space(from, i)) sentence_cut_ = true;
+        if (kSpans && !sentence_cut_ && !only_space(from, i)) sentence_cut_ = true;
         if (i >= n_) break;
       }
       // An ASCII character followed by ASCII needs neither normalisation nor Unicode data.
@@ -245,7 +247,7 @@ class Scanner {
       }
     }
     if (!done_) end_sentence();
-    else if (spans_ && !only_space(i, n_)) spans_->truncated = true;
+    else if (kSpans && !only_space(i, n_)) spans_->truncated = true;
     return std::move(out_);
   }
 
@@ -259,8 +261,10 @@ class Scanner {
 
   std::size_t ascii_step(std::size_t i) {
     const unsigned char c = s_[i];
-    cur_begin_ = i;  // the source of a token pushed here
-    cur_end_ = i + 1;
+    if constexpr (kSpans) {  // the source of a token pushed here
+      cur_begin_ = i;
+      cur_end_ = i + 1;
+    }
     switch (ascii_class(c)) {
       case C::word:
         return append_ascii_word(i);
@@ -303,12 +307,12 @@ class Scanner {
   // safe cut). Normalised when needed, then fed code point by code point.
   std::size_t piece_step(std::size_t i) {
     piece_.clear();
-    if (spans_) piece_src_.clear();
+    if constexpr (kSpans) piece_src_.clear();
     piece_start_ = i;
     bool stable = true;
     std::size_t j = i;
     if (s_[j] < 0x80) {
-      if (spans_) piece_src_.emplace_back(j, j + 1);
+      if constexpr (kSpans) piece_src_.emplace_back(j, j + 1);
       piece_.push_back(s_[j++]);
     }
     while (j < n_ && s_[j] >= 0x80) {
@@ -320,7 +324,7 @@ class Scanner {
         break;
       }
       if (unicode_ && stable) stable = unicode::normalization_stable(cp);
-      if (spans_) piece_src_.emplace_back(j, j + len);
+      if constexpr (kSpans) piece_src_.emplace_back(j, j + len);
       piece_.push_back(static_cast<std::int32_t>(cp));
       j += len;
     }
@@ -330,7 +334,7 @@ class Scanner {
     }
     piece_end_ = j;
     if (!stable) {
-      if (spans_) normalized_sources();
+      if constexpr (kSpans) normalized_sources();
       else unicode::normalize(piece_, scratch_);
     }
     for (std::size_t k = 0; k < piece_.size() && !done_; ++k) code_point(k);
@@ -377,22 +381,24 @@ class Scanner {
   // The k-th code point of the piece.
   void code_point(std::size_t k) {
     const auto cp = static_cast<char32_t>(piece_[k]);
-    if (spans_) {
+    if constexpr (kSpans) {
       cur_begin_ = piece_src_[k].first;
       cur_end_ = piece_src_[k].second;
     }
     if (!cluster_text_.empty()) {
       if (cluster_.extends(cp)) {
         if (!is_variation_selector(cp)) append_lowered(cluster_text_, cp);
-        cluster_end_ = cur_end_;
+        if constexpr (kSpans) cluster_end_ = cur_end_;
         return;
       }
       close_cluster();
     }
     switch (char_class(cp, version_)) {
       case C::word:
-        if (word_.empty()) word_begin_ = cur_begin_;
-        word_end_ = cur_end_;
+        if constexpr (kSpans) {
+          if (word_.empty()) word_begin_ = cur_begin_;
+          word_end_ = cur_end_;
+        }
         append_to_word(cp);
         return;
       case C::unspaced_letter:
@@ -415,7 +421,7 @@ class Scanner {
         return;
       case C::apostrophe:
         if (!word_.empty() && next_class(k) == C::word) {
-          word_end_ = cur_end_;
+          if constexpr (kSpans) word_end_ = cur_end_;
           unicode::append_utf8(word_, cp);
         } else {
           push_token(cp);
@@ -423,7 +429,7 @@ class Scanner {
         return;
       case C::joiner:
         if (!word_.empty() && next_class(k) == C::word) {
-          word_end_ = cur_end_;
+          if constexpr (kSpans) word_end_ = cur_end_;
           unicode::append_utf8(word_, cp);
         }
         return;
@@ -559,7 +565,9 @@ class Scanner {
   std::size_t append_ascii_word(std::size_t begin) {
     const unsigned char* const s = s_;  // locals: the loop need not reload members
     const std::size_t n = n_;
-    if (word_.empty()) word_begin_ = begin;
+    if constexpr (kSpans) {
+      if (word_.empty()) word_begin_ = begin;
+    }
     std::size_t end = begin;
     if (lower_) {
       do {
@@ -576,7 +584,7 @@ class Scanner {
       word_.pop_back();
       --end;
     }
-    word_end_ = end;
+    if constexpr (kSpans) word_end_ = end;
     if (sigma_at_ != kNone) {  // a cased letter after a σ: not final
       for (std::size_t k = begin; k < end; ++k) {
         if ((s_[k] | 0x20) >= 'a' && (s_[k] | 0x20) <= 'z') sigma_at_ = kNone;
@@ -613,8 +621,10 @@ class Scanner {
   // A symbol or a letter of an unspaced script: a token as long as its grapheme cluster.
   void open_cluster(char32_t cp) {
     flush_word();
-    cluster_begin_ = cur_begin_;
-    cluster_end_ = cur_end_;
+    if constexpr (kSpans) {
+      cluster_begin_ = cur_begin_;
+      cluster_end_ = cur_end_;
+    }
     cluster_.start(cp);
     append_lowered(cluster_text_, cp);
   }
@@ -623,7 +633,7 @@ class Scanner {
     if (cluster_text_.empty()) return;
     if (sentence_.size() < max_words_) {
       sentence_.push_back(cluster_text_);
-      if (spans_) push_span(cluster_begin_, cluster_end_);
+      if constexpr (kSpans) push_span(cluster_begin_, cluster_end_);
     } else {
       sentence_cut_ = true;
     }
@@ -638,7 +648,7 @@ class Scanner {
     }
     if (sentence_.size() < max_words_) {
       sentence_.push_back(word_);
-      if (spans_) push_span(word_begin_, word_end_);
+      if constexpr (kSpans) push_span(word_begin_, word_end_);
     } else {
       sentence_cut_ = true;
     }
@@ -654,7 +664,7 @@ class Scanner {
         sentence_.emplace_back();
         unicode::append_utf8(sentence_.back(), cp);
       }
-      if (spans_) push_span(cur_begin_, cur_end_);
+      if constexpr (kSpans) push_span(cur_begin_, cur_end_);
     } else {
       sentence_cut_ = true;
     }
@@ -677,7 +687,7 @@ class Scanner {
       sentence_cut_ = false;
       return;
     }
-    if (spans_) {
+    if constexpr (kSpans) {
       spans_->sentences.push_back(std::move(sentence_spans_));
       spans_->cut.push_back(sentence_cut_);
       sentence_spans_.clear();
@@ -727,12 +737,12 @@ class Scanner {
 }  // namespace
 
 TokenizedText Tokenizer::tokenize(std::string_view text) const {
-  return Scanner(text, options_, nullptr).run();
+  return Scanner<false>(text, options_, nullptr).run();
 }
 
 TokenizedText Tokenizer::tokenize(std::string_view text, TextSpans& spans) const {
   spans = TextSpans{};
-  return Scanner(text, options_, &spans).run();
+  return Scanner<true>(text, options_, &spans).run();
 }
 
 }  // namespace han
