@@ -1,7 +1,8 @@
 // libFuzzer target: the tokenizer on arbitrary bytes, under every rule version. The first
 // byte picks the options (lowercase, caps). Every result must respect the caps, hold only
 // non-empty valid UTF-8 tokens, and equal the uncapped result truncated; under the Unicode
-// rules, valid UTF-8 text must tokenize as its normalised form does.
+// rules, valid UTF-8 text must tokenize as its normalised form does. With spans, the tokens
+// are the same, and the spans (one per token) increase, never overlap and stay in the text.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -58,6 +59,17 @@ void check_version(std::string_view text, han::TokenizerOptions capped) {
     }
   }
   check(t == expected);
+  han::TextSpans spans;
+  check(han::Tokenizer(capped).tokenize(text, spans) == t);
+  check(spans.sentences.size() == t.size() && spans.cut.size() == t.size());
+  std::size_t last = 0;
+  for (std::size_t s = 0; s < t.size(); ++s) {
+    check(spans.sentences[s].size() == t[s].size());
+    for (const han::TokenSpan& span : spans.sentences[s]) {
+      check(last <= span.begin && span.begin <= span.end && span.end <= text.size());
+      last = span.end;
+    }
+  }
 }
 
 }  // namespace

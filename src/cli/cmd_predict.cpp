@@ -68,7 +68,12 @@ class Runner {
                    kBatchesAhead) {}
 
   void add(PredictItem item, const std::string& text) {
-    item.words = tokenizer_.tokenize(text);
+    if (a_.format == "html" || a_.explain) {  // the page and --explain show the text as written
+      item.words = tokenizer_.tokenize(text, item.spans);
+      item.text = text;
+    } else {
+      item.words = tokenizer_.tokenize(text);
+    }
     item.doc = encode_words(item.words, c_.vocab);
     queue(std::move(item));
   }

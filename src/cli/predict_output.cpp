@@ -23,17 +23,35 @@ std::string tsv_field(std::string s) {
   return s;
 }
 
-// An ensemble's weights are its members' mean: "members" says over how many.
-nlohmann::ordered_json explanation_json(const TokenizedText& words, const Explanation& e, int members) {
+// An ensemble's weights are its members' mean: "members" says over how many. Each
+// sentence's "words" are [word, weight] pairs as the model read them; "spans" are where
+// each came from in the document's text ([begin, end) in bytes) and "written" the words as
+// written there.
+nlohmann::ordered_json explanation_json(const PredictItem& item, const Explanation& e, int members) {
+  const TokenizedText& words = item.words;
+  const bool spans = item.spans.sentences.size() == words.size();
   nlohmann::ordered_json sentences = nlohmann::ordered_json::array();
   for (std::size_t s = 0; s < e.sentence_weights.size(); ++s) {
     nlohmann::ordered_json ws = nlohmann::ordered_json::array();
     for (std::size_t w = 0; w < e.word_weights[s].size(); ++w) ws.push_back({words[s][w], e.word_weights[s][w]});
-    sentences.push_back({{"weight", e.sentence_weights[s]}, {"words", ws}});
+    nlohmann::ordered_json sentence = {{"weight", e.sentence_weights[s]}, {"words", ws}};
+    if (spans && item.spans.sentences[s].size() == words[s].size()) {
+      nlohmann::ordered_json at = nlohmann::ordered_json::array(), written = nlohmann::ordered_json::array();
+      for (std::size_t w = 0; w < e.word_weights[s].size(); ++w) {
+        const TokenSpan& span = item.spans.sentences[s][w];
+        at.push_back({span.begin, span.end});
+        written.push_back(span.end <= item.text.size() ? item.text.substr(span.begin, span.end - span.begin) : "");
+      }
+      sentence["spans"] = std::move(at);
+      sentence["written"] = std::move(written);
+      if (s < item.spans.cut.size() && item.spans.cut[s]) sentence["cut"] = true;
+    }
+    sentences.push_back(std::move(sentence));
   }
   nlohmann::ordered_json out;
   if (members > 1) out["members"] = members;
   out["sentences"] = std::move(sentences);
+  if (spans && item.spans.truncated) out["truncated"] = true;
   return out;
 }
 
@@ -176,7 +194,7 @@ std::string PredictOutput::json_row(const PredictItem& item, const TopK& top, co
     for (const auto& [label, p] : top) j[key].push_back({{"label", label}, {"probability", p}});
   }
   if (item.has_gold) j["gold"] = item.gold;
-  if (layout_.explain) j["attention"] = explanation_json(item.words, explanation, classifier_.config.trainer.ensemble);
+  if (layout_.explain) j["attention"] = explanation_json(item, explanation, classifier_.config.trainer.ensemble);
   return dump_one_line(j);
 }
 
@@ -193,6 +211,8 @@ void PredictOutput::add_html_section(PredictItem& item, const TopK& top, Explana
   if (abstains(top)) v.top_k[0].first = layout_.abstain_label + " (best: " + top[0].first + ")";
   v.gold = item.gold;
   v.words = std::move(item.words);
+  v.text = std::move(item.text);
+  v.spans = std::move(item.spans);
   v.explanation = std::move(explanation);
   html_ += attention_section(v);
 }

@@ -21,6 +21,8 @@ struct PredictItem {
   bool has_gold = false;
   std::string error;  // set on a record that could not be read: "file:line: what is wrong"
   TokenizedText words;
+  std::string text;  // the text as read, with the words' spans in it (html and --explain only)
+  TextSpans spans;
   Document doc;
 };
 

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string_view>
+#include <vector>
 
 #include "han/core/number_text.h"
 
@@ -31,7 +33,8 @@ section.doc h2{font-size:1em;margin:.2em 0 .5em 0}
 .sbar{flex:0 0 3.2em;font:11px monospace;color:#fff;text-align:right;padding:2px 4px;margin-right:.6em;border-radius:3px}
 .words{line-height:1.9}
 .w{padding:1px 2px;border-radius:3px}
-.legend{font-size:.85em;color:#555})";
+.legend{font-size:.85em;color:#555}
+.cut{color:#a33;font-size:.85em;font-style:italic})";
 }
 
 std::string attention_section(const AttentionView& v) {
@@ -54,20 +57,48 @@ std::string attention_section(const AttentionView& v) {
   double max_w = 1e-12;
   for (std::size_t s = 0; s < sw.size(); ++s)
     for (float w : v.explanation.word_weights[s]) max_w = std::max(max_w, std::sqrt(static_cast<double>(sw[s])) * w);
+  // The text as written when its spans fit the words (a model's page; not the study's).
+  bool as_written = !v.text.empty() && v.spans.sentences.size() == v.words.size();
+  for (std::size_t s = 0; as_written && s < v.words.size(); ++s) {
+    as_written = v.spans.sentences[s].size() == v.words[s].size();
+    for (const TokenSpan& span : v.spans.sentences[s])
+      if (span.begin > span.end || span.end > v.text.size()) as_written = false;
+  }
+  const std::string_view text = v.text;
   for (std::size_t s = 0; s < sw.size() && s < v.words.size(); ++s) {
     const double shade = sw[s] / max_s;
     out += "<div class=\"sent\"><span class=\"sbar\" title=\"sentence weight " + format_fixed(sw[s], 4) +
            "\" style=\"background:rgba(200,30,30," + format_fixed(0.15 + 0.85 * shade, 3) + ")\">" +
            format_fixed(sw[s], 2) + "</span><span class=\"words\">";
     const auto& ww = v.explanation.word_weights[s];
-    for (std::size_t w = 0; w < v.words[s].size() && w < ww.size(); ++w) {
+    const auto word = [&](std::size_t w, std::string_view shown) {
       const double intensity = std::sqrt(static_cast<double>(sw[s])) * ww[w] / max_w;
-      out += "<span class=\"w\" title=\"" + format_fixed(ww[w], 4) + "\" style=\"background:rgba(30,90,220," +
-             format_fixed(intensity, 3) + (intensity > 0.6 ? ");color:#fff" : ")") + "\">" + html_escape(v.words[s][w]) +
-             "</span> ";
+      return "<span class=\"w\" title=\"" + format_fixed(ww[w], 4) + "\" style=\"background:rgba(30,90,220," +
+             format_fixed(intensity, 3) + (intensity > 0.6 ? ");color:#fff" : ")") + "\">" + html_escape(shown) + "</span>";
+    };
+    if (as_written) {
+      // The sentence as written: each word's characters shaded, what lies between them
+      // (spaces, markup) as it is. A word with an empty span was made from the characters
+      // of the one before it ("…" is three periods): that one shows them.
+      const std::vector<TokenSpan>& spans = v.spans.sentences[s];
+      std::size_t pos = spans.empty() ? 0 : spans[0].begin;
+      for (std::size_t w = 0; w < spans.size() && w < ww.size(); ++w) {
+        const TokenSpan& span = spans[w];
+        if (span.begin > pos) out += html_escape(text.substr(pos, span.begin - pos));
+        if (span.end > span.begin) out += word(w, text.substr(span.begin, span.end - span.begin));
+        pos = std::max(pos, span.end);
+      }
+      if (s < v.spans.cut.size() && v.spans.cut[s])
+        out += " <span class=\"cut\" title=\"the model reads at most tokenizer.max_words words a sentence\">[cut: the rest "
+               "of the sentence was not read]</span>";
+    } else {
+      for (std::size_t w = 0; w < v.words[s].size() && w < ww.size(); ++w) out += word(w, v.words[s][w]) + " ";
     }
     out += "</span></div>";
   }
+  if (as_written && v.spans.truncated)
+    out += "<p class=\"legend cut\">[cut: the text after this was not read: the model reads at most tokenizer.max_sentences "
+           "sentences]</p>";
   return out + "</section>\n";
 }
 

@@ -2,11 +2,14 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <algorithm>
 #include <iterator>
 #include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "han/text/char_class.h"
 #include "han/text/unicode.h"
@@ -210,10 +213,13 @@ bool ends_sentence(char32_t t, BeforePeriod before, bool closed, NextWord next) 
   return true;
 }
 
+// kSpans: also where each token came from (TextSpans); without, none of that work is done.
+template <bool kSpans>
 class Scanner {
  public:
-  Scanner(std::string_view text, const TokenizerOptions& o)
-      : s_(reinterpret_cast<const unsigned char*>(text.data())),
+  Scanner(std::string_view text, const TokenizerOptions& o, TextSpans* spans)
+      : spans_(spans),
+        s_(reinterpret_cast<const unsigned char*>(text.data())),
         n_(text.size()),
         lower_(o.lowercase),
         version_(o.version),
@@ -228,7 +234,9 @@ class Scanner {
       // (A sentence that ends after closing quotes reads them first, even when full.)
       if (sentence_.size() >= max_words_ && !end_pending_) {
         flush_word();  // dropped: the sentence is full
+        const std::size_t from = i;
         i = skip_to_possible_sentence_end(i);
+        if (kSpans && !sentence_cut_ && !only_space(from, i)) sentence_cut_ = true;
         if (i >= n_) break;
       }
       // An ASCII character followed by ASCII needs neither normalisation nor Unicode data.
@@ -239,12 +247,24 @@ class Scanner {
       }
     }
     if (!done_) end_sentence();
+    else if (kSpans && !only_space(i, n_)) spans_->truncated = true;
     return std::move(out_);
   }
 
  private:
+  // Whether bytes [b, e) hold nothing but ASCII whitespace and control characters.
+  bool only_space(std::size_t b, std::size_t e) const {
+    for (; b < e; ++b)
+      if (s_[b] > ' ' && s_[b] != 0x7F) return false;
+    return true;
+  }
+
   std::size_t ascii_step(std::size_t i) {
     const unsigned char c = s_[i];
+    if constexpr (kSpans) {  // the source of a token pushed here
+      cur_begin_ = i;
+      cur_end_ = i + 1;
+    }
     switch (ascii_class(c)) {
       case C::word:
         return append_ascii_word(i);
@@ -287,10 +307,14 @@ class Scanner {
   // safe cut). Normalised when needed, then fed code point by code point.
   std::size_t piece_step(std::size_t i) {
     piece_.clear();
+    if constexpr (kSpans) piece_src_.clear();
     piece_start_ = i;
     bool stable = true;
     std::size_t j = i;
-    if (s_[j] < 0x80) piece_.push_back(s_[j++]);
+    if (s_[j] < 0x80) {
+      if constexpr (kSpans) piece_src_.emplace_back(j, j + 1);
+      piece_.push_back(s_[j++]);
+    }
     while (j < n_ && s_[j] >= 0x80) {
       char32_t cp = 0;
       const std::size_t len = unicode::decode_utf8(s_ + j, n_ - j, cp);
@@ -300,6 +324,7 @@ class Scanner {
         break;
       }
       if (unicode_ && stable) stable = unicode::normalization_stable(cp);
+      if constexpr (kSpans) piece_src_.emplace_back(j, j + len);
       piece_.push_back(static_cast<std::int32_t>(cp));
       j += len;
     }
@@ -308,24 +333,72 @@ class Scanner {
       return i + 1;
     }
     piece_end_ = j;
-    if (!stable) unicode::normalize(piece_, scratch_);
+    if (!stable) {
+      if constexpr (kSpans) normalized_sources();
+      else unicode::normalize(piece_, scratch_);
+    }
     for (std::size_t k = 0; k < piece_.size() && !done_; ++k) code_point(k);
     close_cluster();
     return j;
   }
 
+  // Whether normalisation never reaches back across c: its normalised form starts with a
+  // code point that is stable (a starter that never combines with what precedes it), or it
+  // is a leading Hangul jamo (only vowels and trailing jamo compose with what precedes them).
+  static bool starts_segment(char32_t c) {
+    return unicode::normalization_stable(c) || (c >= 0x1100 && c <= 0x115F) || (c >= 0xA960 && c <= 0xA97C) ||
+           unicode::normalization_stable(unicode::first_normalized(c));
+  }
+
+  // Spans: normalises the piece (as normalize() does) and finds where each normalised code
+  // point came from. Normalisation never reaches back across a code point that starts a
+  // segment, so the piece is normalised in segments that each start at one: every code point a segment
+  // makes comes from the segment's bytes. Should the segments not give the piece's
+  // normalised form, every code point is said to come from the whole piece.
+  void normalized_sources() {
+    original_ = piece_;
+    unicode::normalize(piece_, scratch_);
+    segmented_.clear();
+    segmented_src_.clear();
+    for (std::size_t a = 0; a < original_.size();) {
+      std::size_t b = a + 1;
+      while (b < original_.size() && !starts_segment(static_cast<char32_t>(original_[b]))) ++b;
+      segment_.assign(original_.begin() + static_cast<std::ptrdiff_t>(a), original_.begin() + static_cast<std::ptrdiff_t>(b));
+      unicode::normalize(segment_, segment_scratch_);
+      for (const std::int32_t cp : segment_) {
+        segmented_.push_back(cp);
+        segmented_src_.emplace_back(piece_src_[a].first, piece_src_[b - 1].second);
+      }
+      a = b;
+    }
+    if (segmented_ == piece_) {
+      piece_src_.swap(segmented_src_);
+    } else {
+      piece_src_.assign(piece_.size(), {piece_start_, piece_end_});
+    }
+  }
+
   // The k-th code point of the piece.
   void code_point(std::size_t k) {
     const auto cp = static_cast<char32_t>(piece_[k]);
+    if constexpr (kSpans) {
+      cur_begin_ = piece_src_[k].first;
+      cur_end_ = piece_src_[k].second;
+    }
     if (!cluster_text_.empty()) {
       if (cluster_.extends(cp)) {
         if (!is_variation_selector(cp)) append_lowered(cluster_text_, cp);
+        if constexpr (kSpans) cluster_end_ = cur_end_;
         return;
       }
       close_cluster();
     }
     switch (char_class(cp, version_)) {
       case C::word:
+        if constexpr (kSpans) {
+          if (word_.empty()) word_begin_ = cur_begin_;
+          word_end_ = cur_end_;
+        }
         append_to_word(cp);
         return;
       case C::unspaced_letter:
@@ -348,13 +421,17 @@ class Scanner {
         return;
       case C::apostrophe:
         if (!word_.empty() && next_class(k) == C::word) {
+          if constexpr (kSpans) word_end_ = cur_end_;
           unicode::append_utf8(word_, cp);
         } else {
           push_token(cp);
         }
         return;
       case C::joiner:
-        if (!word_.empty() && next_class(k) == C::word) unicode::append_utf8(word_, cp);
+        if (!word_.empty() && next_class(k) == C::word) {
+          if constexpr (kSpans) word_end_ = cur_end_;
+          unicode::append_utf8(word_, cp);
+        }
         return;
       case C::line_feed:
       case C::carriage_return:  // not followed by '\n' here: that pair is ASCII
@@ -488,6 +565,9 @@ class Scanner {
   std::size_t append_ascii_word(std::size_t begin) {
     const unsigned char* const s = s_;  // locals: the loop need not reload members
     const std::size_t n = n_;
+    if constexpr (kSpans) {
+      if (word_.empty()) word_begin_ = begin;
+    }
     std::size_t end = begin;
     if (lower_) {
       do {
@@ -504,6 +584,7 @@ class Scanner {
       word_.pop_back();
       --end;
     }
+    if constexpr (kSpans) word_end_ = end;
     if (sigma_at_ != kNone) {  // a cased letter after a σ: not final
       for (std::size_t k = begin; k < end; ++k) {
         if ((s_[k] | 0x20) >= 'a' && (s_[k] | 0x20) <= 'z') sigma_at_ = kNone;
@@ -540,13 +621,22 @@ class Scanner {
   // A symbol or a letter of an unspaced script: a token as long as its grapheme cluster.
   void open_cluster(char32_t cp) {
     flush_word();
+    if constexpr (kSpans) {
+      cluster_begin_ = cur_begin_;
+      cluster_end_ = cur_end_;
+    }
     cluster_.start(cp);
     append_lowered(cluster_text_, cp);
   }
 
   void close_cluster() {
     if (cluster_text_.empty()) return;
-    if (sentence_.size() < max_words_) sentence_.push_back(cluster_text_);
+    if (sentence_.size() < max_words_) {
+      sentence_.push_back(cluster_text_);
+      if constexpr (kSpans) push_span(cluster_begin_, cluster_end_);
+    } else {
+      sentence_cut_ = true;
+    }
     cluster_text_.clear();
   }
 
@@ -556,7 +646,12 @@ class Scanner {
       word_[sigma_at_ + 1] = '\x82';  // σ (CF 83) -> ς (CF 82)
       sigma_at_ = kNone;
     }
-    if (sentence_.size() < max_words_) sentence_.push_back(word_);
+    if (sentence_.size() < max_words_) {
+      sentence_.push_back(word_);
+      if constexpr (kSpans) push_span(word_begin_, word_end_);
+    } else {
+      sentence_cut_ = true;
+    }
     word_.clear();  // keeps the capacity: no allocation per character
   }
 
@@ -569,14 +664,35 @@ class Scanner {
         sentence_.emplace_back();
         unicode::append_utf8(sentence_.back(), cp);
       }
+      if constexpr (kSpans) push_span(cur_begin_, cur_end_);
+    } else {
+      sentence_cut_ = true;
     }
+  }
+
+  // A token's source; one that normalisation made from the characters of the token before
+  // it ("…" -> "...") starts where that one ends (and may be empty).
+  void push_span(std::size_t begin, std::size_t end) {
+    begin = std::max(begin, last_end_);
+    end = std::max(end, begin);
+    last_end_ = end;
+    sentence_spans_.push_back({begin, end});
   }
 
   // Closes the current sentence; done_ once max_sentences is reached.
   void end_sentence() {
     end_pending_ = false;
     flush_word();
-    if (sentence_.empty()) return;
+    if (sentence_.empty()) {
+      sentence_cut_ = false;
+      return;
+    }
+    if constexpr (kSpans) {
+      spans_->sentences.push_back(std::move(sentence_spans_));
+      spans_->cut.push_back(sentence_cut_);
+      sentence_spans_.clear();
+    }
+    sentence_cut_ = false;
     // One exact-size allocation per sentence; the buffer keeps its capacity.
     out_.emplace_back(std::make_move_iterator(sentence_.begin()),
                       std::make_move_iterator(sentence_.end()));
@@ -584,6 +700,7 @@ class Scanner {
     done_ = out_.size() >= max_sentences_;
   }
 
+  TextSpans* spans_;  // null: no spans (the fast path)
   const unsigned char* s_;
   std::size_t n_;
   bool lower_;
@@ -605,12 +722,27 @@ class Scanner {
   bool end_pending_ = false;  // version 3: the sentence ends at the whitespace after its closing quotes
   unicode::GraphemeCluster cluster_;
   std::string cluster_text_;  // the open cluster's token; empty when none is open
+  // Spans (tokenize with a TextSpans): where the code point being read, the word and the
+  // cluster came from, and the spans of the sentence being read.
+  std::size_t cur_begin_ = 0, cur_end_ = 0;
+  std::size_t word_begin_ = 0, word_end_ = 0;
+  std::size_t cluster_begin_ = 0, cluster_end_ = 0;
+  std::size_t last_end_ = 0;
+  bool sentence_cut_ = false;  // a token of the sentence was dropped (max_words)
+  std::vector<TokenSpan> sentence_spans_;
+  std::vector<std::pair<std::size_t, std::size_t>> piece_src_, segmented_src_;  // per code point of piece_
+  unicode::CodePoints original_, segmented_, segment_, segment_scratch_;
 };
 
 }  // namespace
 
 TokenizedText Tokenizer::tokenize(std::string_view text) const {
-  return Scanner(text, options_).run();
+  return Scanner<false>(text, options_, nullptr).run();
+}
+
+TokenizedText Tokenizer::tokenize(std::string_view text, TextSpans& spans) const {
+  spans = TextSpans{};
+  return Scanner<true>(text, options_, &spans).run();
 }
 
 }  // namespace han

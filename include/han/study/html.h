@@ -20,6 +20,11 @@ struct AttentionView {
   std::vector<std::pair<std::string, double>> top_k;  // (label, probability), best first
   std::string gold;                                   // "" when unknown
   TokenizedText words;                                // the words the model read (after caps)
+  // The text as written and where each word came from in it: when given (spans.sentences
+  // matching words), each sentence is shown as written with its words shaded; else the
+  // words themselves.
+  std::string text;
+  TextSpans spans;
   Explanation explanation;
 };
 

@@ -21,8 +21,15 @@
 //  - max_sentences / max_words (0 = no cap) truncate while scanning, so an enormous
 //    input costs no more than the capped part (plus a scan for the ends of sentences).
 //  - Pure ASCII text takes a fast path that never calls the Unicode library.
+//  - tokenize(text, spans) also says where each token came from: the bytes [begin, end) of
+//    `text` that it is read from, as written (case, accents, fullwidth forms, "…"). Spans
+//    increase and never overlap; a token that normalisation made from the same characters
+//    as the token before it ("…" is three periods, "㏂" is a . m .) gets an empty span where
+//    that one ends. It also says which sentences lost words to max_words and whether
+//    sentences were left unread (max_sentences). Without spans, tokenize does no extra work.
 //  - `version` 1 keeps the rules before Unicode support, and 2 the sentence ends before
 //    version 3, for models trained with them (see char_class.h and docs/data.md).
+#include <cstddef>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -41,10 +48,25 @@ struct TokenizerOptions {
   int version = kTokenizerVersion;  // rules: 3 = 2 with sentence rules, 2 = Unicode, 1 = before Unicode support
 };
 
+// Bytes [begin, end) of the tokenized text.
+struct TokenSpan {
+  std::size_t begin = 0;
+  std::size_t end = 0;
+};
+
+// Where the tokens of a text came from, sentence by sentence (as the TokenizedText).
+struct TextSpans {
+  std::vector<std::vector<TokenSpan>> sentences;
+  std::vector<bool> cut;   // per sentence: words after its last were dropped (max_words)
+  bool truncated = false;  // text after the last sentence was not read (max_sentences)
+};
+
 class Tokenizer {
  public:
   explicit Tokenizer(TokenizerOptions options = {}) : options_(options) {}
   TokenizedText tokenize(std::string_view text) const;
+  // The same tokens, and where each came from in `text` (see above).
+  TokenizedText tokenize(std::string_view text, TextSpans& spans) const;
   const TokenizerOptions& options() const { return options_; }
 
  private:
