@@ -264,7 +264,7 @@ TEST_CASE("the man page's exit status says what docs/commands.md's exit codes sa
   REQUIRE(man.exit_code == 0);
   std::ifstream in(han::test::source_path("docs/commands.md"));
   const std::string page((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  for (const std::string& meaning : {"bad usage, config or input", "any other failure: I/O, a diverging run"}) {
+  for (const char* meaning : {"bad usage, config or input", "any other failure: I/O, a diverging run"}) {
     INFO(meaning);
     CHECK(page.find(meaning) != std::string::npos);
     CHECK(man.out.find(meaning) != std::string::npos);
