@@ -55,11 +55,47 @@ nlohmann::ordered_json explanation_json(const PredictItem& item, const Explanati
   return out;
 }
 
-// The html legend's note on where the weights come from.
-std::string attention_source(int members) {
-  if (members < 2) return "";
-  return " The model is an ensemble of " + std::to_string(members) +
-         ": its probabilities and its attention weights are the mean over the members.";
+// The names of the member's listed words.
+std::vector<std::string> member_word_names(const MemberExplanation& m, const Vocab& vocab) {
+  std::vector<std::string> names;
+  for (const MemberContribution& c : m.words) names.push_back(vocab.word(c.word));
+  return names;
+}
+
+// The row's "linear_member": the member's share, each part's own answer for the label it
+// explains (single, multilabel: the most probable one) and the member's words with their
+// contributions, [word, weight x feature], the largest first.
+nlohmann::ordered_json member_json(const MemberExplanation& m, const Classifier& c) {
+  nlohmann::ordered_json out;
+  out["share"] = m.share;
+  const bool regression = c.head.task == Task::regression;
+  if (!regression) out["label"] = c.labels[static_cast<std::size_t>(m.label)];
+  out[regression ? "han_value" : "han_probability"] = m.han;
+  out[regression ? "member_value" : "member_probability"] = m.member;
+  nlohmann::ordered_json words = nlohmann::ordered_json::array();
+  const std::vector<std::string> names = member_word_names(m, c.vocab);
+  for (std::size_t i = 0; i < names.size(); ++i) words.push_back({names[i], m.words[i].value});
+  out["words"] = std::move(words);
+  return out;
+}
+
+// The html legend's note on where the weights come from: the HAN members' mean, and the
+// linear member's part beside it.
+std::string attention_source(const Classifier& c) {
+  const int members = c.config.trainer.ensemble;
+  std::string out;
+  if (members > 1)
+    out = " The HAN is an ensemble of " + std::to_string(members) +
+          ": its probabilities and its attention weights are the mean over its members.";
+  if (c.linear_member()) {
+    const double w = c.config.model.linear_weight;
+    const bool regression = c.head.task == Task::regression;
+    out += " The model blends the HAN (weight " + format_fixed(1 - w, 2) + ") with a TF-IDF linear member (weight " +
+           format_fixed(w, 2) + "): the shading is the HAN's part of each answer. Under each document, the green box "
+           "gives each part's own answer and the member's words that weighed most: weight times TF-IDF feature, " +
+           (regression ? std::string("in target units.") : std::string("in the member's logit for the label."));
+  }
+  return out;
 }
 
 // "path" for a document file; "document 7" (its id) for a line, after its source if named.
@@ -100,7 +136,7 @@ void PredictOutput::finish() {
                                        "<h1>han predictions</h1><p class=\"legend\">model " + html_escape(model_path_) +
                                            ". Red bars: sentence attention; blue: word attention times the square root "
                                            "of its sentence's weight, relative to the strongest word." +
-                                           attention_source(classifier_.config.trainer.ensemble) + "</p>\n" + html_);
+                                           attention_source(classifier_) + "</p>\n" + html_);
     emit(page, false);
   }
   if (std::fflush(stdout) != 0 || std::ferror(stdout)) throw write_error();
@@ -194,7 +230,10 @@ std::string PredictOutput::json_row(const PredictItem& item, const TopK& top, co
     for (const auto& [label, p] : top) j[key].push_back({{"label", label}, {"probability", p}});
   }
   if (item.has_gold) j["gold"] = item.gold;
-  if (layout_.explain) j["attention"] = explanation_json(item, explanation, classifier_.config.trainer.ensemble);
+  if (layout_.explain) {
+    j["attention"] = explanation_json(item, explanation, classifier_.config.trainer.ensemble);
+    if (explanation.member.present()) j["linear_member"] = member_json(explanation.member, classifier_);
+  }
   return dump_one_line(j);
 }
 
@@ -213,6 +252,10 @@ void PredictOutput::add_html_section(PredictItem& item, const TopK& top, Explana
   v.words = std::move(item.words);
   v.text = std::move(item.text);
   v.spans = std::move(item.spans);
+  if (explanation.member.present()) {
+    if (task() != Task::regression) v.member_label = classifier_.labels[static_cast<std::size_t>(explanation.member.label)];
+    v.member_words = member_word_names(explanation.member, classifier_.vocab);
+  }
   v.explanation = std::move(explanation);
   html_ += attention_section(v);
 }

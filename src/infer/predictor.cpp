@@ -74,8 +74,10 @@ void Predictor::fill_word_inputs(const Documents& docs, const std::vector<Index>
 }
 
 // The members' mean answers (C, B) for one shard. `cache` holds the first member's
-// forward state with the attention weights replaced by the HAN members' mean.
-Matrix Predictor::forward_members(const Documents& docs, const Batch& shard, HanCache& cache) const {
+// forward state with the attention weights replaced by the HAN members' mean;
+// `member_side`, when given and the model has a linear member, its side of each answer.
+Matrix Predictor::forward_members(const Documents& docs, const Batch& shard, HanCache& cache,
+                                  std::vector<MemberExplanation>* member_side) const {
   // An ensemble's temperature applies to its members' mean (nn/head.h: ensemble_answers).
   const bool single = members_.size() == 1 && !linear_.params;
   const OutputHead& each = single ? head_ : member_head_;
@@ -93,12 +95,29 @@ Matrix Predictor::forward_members(const Documents& docs, const Batch& shard, Han
   cache.word_attention.alpha /= han_members;
   cache.sentence_attention.alpha /= han_members;
   probs /= han_members;
-  if (linear_.params) {
-    const LinearMemberParams& p = *linear_.params;
-    probs = blend_answers(probs, head_answers(each, linear_member_logits(p, linear_member_features(p, docs, shard.documents))),
-                          linear_.weight);
+  if (!linear_.params) return ensemble_answers(head_, probs);
+  const LinearMemberParams& p = *linear_.params;
+  const BagFeatures x = linear_member_features(p, docs, shard.documents);
+  const Matrix member = head_answers(each, linear_member_logits(p, x));
+  const Matrix answers = ensemble_answers(head_, blend_answers(probs, member, linear_.weight));
+  if (member_side) *member_side = explain_members(x, probs, member, answers);
+  return answers;
+}
+
+std::vector<MemberExplanation> Predictor::explain_members(const BagFeatures& x, const Matrix& han,
+                                                          const Matrix& member, const Matrix& answers) const {
+  const bool regression = head_.task == Task::regression;
+  std::vector<MemberExplanation> out;
+  for (Index b = 0; b < answers.cols(); ++b) {
+    Index label = 0;
+    if (!regression) answers.col(b).maxCoeff(&label);
+    MemberExplanation e = explain_member(*linear_.params, x, b, label, regression ? head_.scale.sd : 1.0);
+    e.share = linear_.weight;
+    e.han = han(label, b);
+    e.member = member(label, b);
+    out.push_back(std::move(e));
   }
-  return ensemble_answers(head_, probs);
+  return out;
 }
 
 Matrix Predictor::predict_batch(const Documents& docs, const std::vector<Index>& indices,
@@ -116,10 +135,14 @@ Matrix Predictor::predict_batch(const Documents& docs, const std::vector<Index>&
   std::vector<PaddingAttention> shard_padding(shards.size());
   run_parallel(static_cast<int>(shards.size()), [&](int k) {
     HanCache cache;
-    probs[k] = forward_members(docs, shards[k], cache);
+    std::vector<MemberExplanation> member_side;
+    probs[k] = forward_members(docs, shards[k], cache, explanations ? &member_side : nullptr);
     if (padding) shard_padding[k] = padding_attention(cache);
     if (explanations)
-      for (Index b = 0; b < shards[k].size(); ++b) shard_explanations[k].push_back(explain(shards[k], cache, b));
+      for (Index b = 0; b < shards[k].size(); ++b) {
+        shard_explanations[k].push_back(explain(shards[k], cache, b));
+        if (!member_side.empty()) shard_explanations[k].back().member = std::move(member_side[static_cast<std::size_t>(b)]);
+      }
   });
   Matrix out(classes(), static_cast<Index>(indices.size()));
   Index col = 0;

@@ -34,8 +34,42 @@ section.doc h2{font-size:1em;margin:.2em 0 .5em 0}
 .words{line-height:1.9}
 .w{padding:1px 2px;border-radius:3px}
 .legend{font-size:.85em;color:#555}
-.cut{color:#a33;font-size:.85em;font-style:italic})";
+.cut{color:#a33;font-size:.85em;font-style:italic}
+.member{margin:.5em 0 0 0;padding:.3em .6em;border-left:3px solid #2a8;background:#f3faf7}
+.for{color:#161}.against{color:#a33})";
 }
+
+namespace {
+
+// "p 0.974" for a label's probability, "7.21" for a regression answer.
+std::string part_answer(const AttentionView& v, double answer) {
+  return v.member_label.empty() ? format_fixed(answer, 2) : format_fixed(answer, 3);
+}
+
+// The linear member's side of the answer: how each part answered, with its share, and the
+// words that weighed most in the member's answer (for the label, then against it).
+std::string member_block(const AttentionView& v) {
+  const MemberExplanation& m = v.explanation.member;
+  if (!m.present()) return "";
+  const std::string what = v.member_label.empty() ? "the value" : html_escape(v.member_label);
+  std::string out = "<div class=\"member\">The shading above is the HAN's part of the answer (weight " +
+                    format_fixed(1 - m.share, 2) + "): it answers " + what + " " + part_answer(v, m.han) +
+                    ". The linear member's part (weight " + format_fixed(m.share, 2) + ") answers " + what + " " +
+                    part_answer(v, m.member) + ".";
+  std::string pro, con;
+  for (std::size_t i = 0; i < m.words.size() && i < v.member_words.size(); ++i) {
+    const float c = m.words[i].value;
+    std::string& list = c > 0 ? pro : con;
+    list += (list.empty() ? "" : ", ") + html_escape(v.member_words[i]) + " " + (c > 0 ? "+" : "") + format_fixed(c, 3);
+  }
+  const std::string towards = v.member_label.empty() ? "raise the value" : "for " + what;
+  const std::string away = v.member_label.empty() ? "lower it" : "against";
+  if (!pro.empty()) out += "<br>Its words " + towards + ": <span class=\"for\">" + pro + "</span>";
+  if (!con.empty()) out += "<br>Its words " + away + ": <span class=\"against\">" + con + "</span>";
+  return out + "</div>";
+}
+
+}  // namespace
 
 std::string attention_section(const AttentionView& v) {
   std::string out = "<section class=\"doc\"><h2>" + html_escape(v.heading) + "</h2><p>";
@@ -99,7 +133,7 @@ std::string attention_section(const AttentionView& v) {
   if (as_written && v.spans.truncated)
     out += "<p class=\"legend cut\">[cut: the text after this was not read: the model reads at most tokenizer.max_sentences "
            "sentences]</p>";
-  return out + "</section>\n";
+  return out + member_block(v) + "</section>\n";
 }
 
 std::string html_page(const std::string& title, const std::string& css, const std::string& body) {

@@ -3,10 +3,12 @@
 // gives, beside the words the model read, where each came from in the text.
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <string>
 
+#include "han/core/number_text.h"
 #include "support/cli_fixture.h"
 #include "support/paths.h"
 #include "support/run.h"
@@ -87,4 +89,56 @@ TEST_CASE("predict --format html says where a long text was cut", "[cli][predict
   const json a = json::parse(js.out).at("attention");
   CHECK(a.at("truncated") == true);
   CHECK(a.at("sentences")[0].at("cut") == true);
+}
+
+TEST_CASE("predict --explain gives the linear member's share, each part's answer and the member's words",
+          "[cli][predict][explain][linear_member]") {
+  const CliFixture& f = cli_fixture();  // trained with the default linear member
+  const json info = json::parse(run(han_cmd("info --json --model " + f.model)).out);
+  const double share = info.at("config").at("model").at("linear_weight").get<double>();
+  const double temperature = info.at("head").value("temperature", 1.0);
+  REQUIRE(share > 0);
+  const std::string text = "A dull, pointless film. The acting was awful and the plot made no sense.";
+  const RunResult r = run(han_cmd("predict --model " + f.model + " --format json --explain"), text + "\n");
+  REQUIRE(r.exit_code == 0);
+  const json row = json::parse(r.out);
+  const json& m = row.at("linear_member");
+  CHECK(m.at("share").get<double>() == Approx(share));
+  CHECK(m.at("label") == row.at("label"));
+  // The answer is the parts' answers blended by the share, then tempered: binary softmax of
+  // log(q) / T with q the blended probability of the label.
+  const double h = m.at("han_probability").get<double>(), p = m.at("member_probability").get<double>();
+  const double q = (1 - share) * h + share * p;
+  const double tempered = std::pow(q, 1 / temperature) / (std::pow(q, 1 / temperature) + std::pow(1 - q, 1 / temperature));
+  CHECK(row.at("probability").get<double>() == Approx(tempered).epsilon(1e-4));
+  // The member's words: words of this text, the largest contribution first, with signs.
+  const json& words = m.at("words");
+  REQUIRE(words.size() >= 5);
+  REQUIRE(words.size() <= 10);
+  std::string read;
+  for (const json& s : row.at("attention").at("sentences"))
+    for (const json& w : s.at("words")) read += " " + w[0].get<std::string>() + " ";
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    const std::string word = words[i][0];
+    CHECK((word == "<unk>" || read.find(" " + word + " ") != std::string::npos));
+    if (i > 0) CHECK(std::fabs(words[i - 1][1].get<double>()) >= std::fabs(words[i][1].get<double>()));
+  }
+  // On a review this negative, the member's strongest word for "neg" is one of its negative words.
+  if (row["label"] == "neg") CHECK(words[0][1].get<double>() > 0);
+}
+
+TEST_CASE("predict --format html shows the linear member's part beside the attention", "[cli][predict][explain][linear_member]") {
+  const CliFixture& f = cli_fixture();
+  const json info = json::parse(run(han_cmd("info --json --model " + f.model)).out);
+  const double share = info.at("config").at("model").at("linear_weight").get<double>();
+  const std::string member = han::format_fixed(share, 2), han_part = han::format_fixed(1 - share, 2);
+  const RunResult r = run(han_cmd("predict --model " + f.model + " --format html"), kReview + "\n");
+  REQUIRE(r.exit_code == 0);
+  const std::string shown = shown_text(r.out);
+  // The legend says what the shading carries, and the member's box gives its share and words.
+  CHECK_THAT(shown, Catch::Contains("The model blends the HAN (weight " + han_part + ") with a TF-IDF linear member (weight " +
+                                    member + ")"));
+  CHECK_THAT(shown, Catch::Contains("The shading above is the HAN's part of the answer (weight " + han_part + ")"));
+  CHECK_THAT(shown, Catch::Contains("The linear member's part (weight " + member + ") answers"));
+  CHECK(std::regex_search(shown, std::regex("Its words (for [a-z]+|against): [^ ]+ [+-][0-9.]+")));
 }

@@ -9,6 +9,7 @@
 #include <functional>
 #include <vector>
 
+#include "han/infer/member_explanation.h"
 #include "han/text/batch.h"
 #include "han/nn/head.h"
 #include "han/nn/linear_member.h"
@@ -17,9 +18,12 @@
 
 namespace han {
 
+// One answer explained: the HAN's attention (over an ensemble, its members' mean) and,
+// when the model has a linear member, the member's side (infer/member_explanation.h).
 struct Explanation {
   std::vector<float> sentence_weights;           // (sentences)
   std::vector<std::vector<float>> word_weights;  // (sentences)(words)
+  MemberExplanation member;
 };
 
 // Mean total attention weight on padded positions, over real sentences (word level)
@@ -65,7 +69,11 @@ class Predictor {
  private:
   Matrix predict_batch(const Documents& docs, const std::vector<Index>& indices, int threads,
                        std::vector<Explanation>* explanations, PaddingAttention* padding) const;
-  Matrix forward_members(const Documents& docs, const Batch& shard, HanCache& cache) const;
+  Matrix forward_members(const Documents& docs, const Batch& shard, HanCache& cache,
+                         std::vector<MemberExplanation>* member_side) const;
+  // The member's side of each of the shard's answers (`answers`: the blend's).
+  std::vector<MemberExplanation> explain_members(const BagFeatures& x, const Matrix& han, const Matrix& member,
+                                                 const Matrix& answers) const;
   void fill_word_inputs(const Documents& docs, const std::vector<Index>& indices) const;
 
   std::vector<const HanParams*> members_;

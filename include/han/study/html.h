@@ -26,6 +26,10 @@ struct AttentionView {
   std::string text;
   TextSpans spans;
   Explanation explanation;
+  // With a linear member (explanation.member present): the label its side explains ("" for
+  // regression) and the names of explanation.member.words, in their order.
+  std::string member_label;
+  std::vector<std::string> member_words;
 };
 
 // One document's block (a <section>), for embedding in any page made with html_page().

@@ -1,0 +1,29 @@
+#include "han/infer/member_explanation.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace han {
+
+MemberExplanation explain_member(const LinearMemberParams& p, const BagFeatures& x, Index b, Index label,
+                                 double units) {
+  MemberExplanation e;
+  e.label = label;
+  const auto begin = static_cast<std::size_t>(x.start[static_cast<std::size_t>(b)]);
+  const auto end = static_cast<std::size_t>(x.start[static_cast<std::size_t>(b) + 1]);
+  for (std::size_t i = begin; i < end; ++i) {
+    const double value = static_cast<double>(p.W(label, x.ids[i])) * x.values[i] * units;
+    if (value != 0) e.words.push_back({x.ids[i], static_cast<float>(value)});
+  }
+  // Largest magnitude first; equal ones by word id, so the order does not depend on the sort.
+  const auto stronger = [](const MemberContribution& a, const MemberContribution& c) {
+    const float ma = std::fabs(a.value), mc = std::fabs(c.value);
+    return ma > mc || (ma == mc && a.word < c.word);
+  };
+  const std::size_t keep = std::min(e.words.size(), kMemberExplanationWords);
+  std::partial_sort(e.words.begin(), e.words.begin() + static_cast<std::ptrdiff_t>(keep), e.words.end(), stronger);
+  e.words.resize(keep);
+  return e;
+}
+
+}  // namespace han
