@@ -39,21 +39,36 @@ std::string member_text(const nlohmann::json& m) {
   return any ? text : text + ", no dev scores";
 }
 
-// The trained record, read: "best epoch 4, dev accuracy 0.8660" (members and the linear
-// member have rows of their own).
+// "dev macro-F1" for dev_macro_f1; other keys with their underscores as spaces.
+std::string score_name(const std::string& key) {
+  static const std::pair<const char*, const char*> names[] = {
+      {"dev_macro_f1", "dev macro-F1"}, {"dev_micro_f1", "dev micro-F1"}, {"dev_rmse", "dev RMSE"}, {"dev_mae", "dev MAE"}};
+  for (const auto& [k, name] : names)
+    if (key == k) return name;
+  std::string name = key;
+  std::replace(name.begin(), name.end(), '_', ' ');
+  return name;
+}
+
+// The trained record, read: "best epoch 4, dev accuracy 0.8660" (members, the linear
+// member and the scores of the model as it answers have rows of their own).
 std::string trained_text(const nlohmann::json& t) {
   if (!t.is_object()) return t.dump();
   std::string text;
   const auto add = [&text](const std::string& part) { text += (text.empty() ? "" : ", ") + part; };
   if (t.contains("best_epoch") && t["best_epoch"].is_number()) add("best epoch " + t["best_epoch"].dump());
   for (const auto& [key, value] : t.items()) {
-    if (key == "best_epoch" || key == "members" || key == "linear_member" || value.is_null()) continue;
-    std::string name = key;
-    std::replace(name.begin(), name.end(), '_', ' ');
-    add(name + " " + (value.is_number_float() ? format_fixed(value.get<double>(), 4) : value.dump()));
+    if (key == "best_epoch" || key == "members" || key == "linear_member" || key == "answers" || value.is_null())
+      continue;
+    add(score_name(key) + " " + (value.is_number_float() ? format_fixed(value.get<double>(), 4) : value.dump()));
   }
   return text.empty() ? "(no record)" : text;
 }
+
+// The trained record's rows: a single model's best epoch and dev scores (with a linear
+// member, the HAN's alone), the linear member's training, and the dev scores of the model
+// as it answers. An ensemble's members have rows of their own (ensemble_rows).
+std::vector<std::vector<std::string>> trained_rows(const nlohmann::json& trained, int members);
 
 // "best epoch 9 of 11, dev loss 0.2820, weight 0.80"
 std::string linear_member_text(const nlohmann::json& m) {
@@ -65,13 +80,28 @@ std::string linear_member_text(const nlohmann::json& m) {
   return text;
 }
 
+std::vector<std::vector<std::string>> trained_rows(const nlohmann::json& trained, int members) {
+  if (!trained.is_object()) return {{"trained", trained.dump()}};
+  const bool member = trained.contains("linear_member") && trained["linear_member"].is_object();
+  const bool answers = trained.contains("answers") && trained["answers"].is_object();
+  std::vector<std::vector<std::string>> rows;
+  if (members == 1 || !answers)  // an ensemble's record from before "answers" holds the ensemble's scores
+    rows.push_back({"trained", trained_text(trained) + (member && members == 1 ? " (the HAN alone)" : "")});
+  if (member) rows.push_back({"linear member", linear_member_text(trained["linear_member"])});
+  if (answers) {
+    const std::string what = std::string(members > 1 ? "the ensemble" : "the HAN") + (member ? " and its linear member" : "");
+    rows.push_back({"dev, as it answers", trained_text(trained["answers"]) + " (" + what + ")"});
+  }
+  return rows;
+}
+
 std::vector<std::vector<std::string>> ensemble_rows(const nlohmann::json& trained, int members,
                                                    const WeightedLinearMember& linear) {
   const std::string blend = linear.params ? fmt::format(", then blend that with the linear member at weight {}",
                                                         format_fixed(linear.weight, 2))
                                           : "";
   std::vector<std::vector<std::string>> rows = {
-      {"ensemble", std::to_string(members) + " models; predictions average their probabilities and attention" + blend}};
+      {"ensemble", std::to_string(members) + " models; predictions average their answers and attention" + blend}};
   const nlohmann::json list = trained.is_object() ? trained.value("members", nlohmann::json::array()) : nlohmann::json();
   for (std::size_t k = 0; list.is_array() && k < list.size(); ++k)
     if (list[k].is_object()) rows.push_back({"member " + std::to_string(k + 1), member_text(list[k])});
@@ -175,10 +205,8 @@ void run_info(InfoArgs& a) {
     rows.insert(rows.end(), more.begin(), more.end());
   }
   if (header.contains("trained")) {
-    const nlohmann::json& trained = header["trained"];
-    const bool member = trained.is_object() && trained.contains("linear_member") && trained["linear_member"].is_object();
-    rows.push_back({"trained", trained_text(trained) + (member ? " (the HAN alone)" : "")});
-    if (member) rows.push_back({"linear member", linear_member_text(trained["linear_member"])});
+    const auto more = trained_rows(header["trained"], members);
+    rows.insert(rows.end(), more.begin(), more.end());
   }
   if (header.contains("calibration") && header["calibration"].is_object())
     rows.push_back({"calibration", dev_calibration_text(header["calibration"])});

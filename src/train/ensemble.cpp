@@ -96,7 +96,9 @@ nlohmann::json trained_header(const Config& cfg, const EnsembleResult& r) {
     members.push_back(nlohmann::json{{"member", k}, {"seed", m["seed"]}, {"best_epoch", m["best_epoch"]}});
     members.back().update(dev_scores_of(m));
   }
-  nlohmann::json header = dev_scores_of(ensemble_result_json(cfg, r, nullptr));
+  // The ensemble's scores are the model's as it answers (with its linear member, calibrated).
+  nlohmann::json header = nlohmann::json::object();
+  if (r.dev_scored) header["answers"] = EpochRecord::of_dev(r.dev.headline()).dev_scores_record();
   header["members"] = members;
   if (cfg.model.linear_member) header["linear_member"] = r.linear.to_json();
   return header;
@@ -179,8 +181,7 @@ nlohmann::json ensemble_result_json(const Config& cfg, const EnsembleResult& r, 
   // The task's dev scores named as an epoch's are (all null without a dev set).
   TaskScores unscored;
   unscored.task = cfg.model.task;
-  EpochRecord dev;
-  dev.set_dev(r.dev_scored ? r.dev.headline() : unscored.headline());
+  const EpochRecord dev = EpochRecord::of_dev(r.dev_scored ? r.dev.headline() : unscored.headline());
   nlohmann::json j = {{"result", "ensemble"}, {"members", cfg.trainer.ensemble}, {"test", test}};
   j.update(dev.dev_json());
   if (!r.dev_scored)

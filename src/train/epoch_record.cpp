@@ -31,6 +31,21 @@ nlohmann::json EpochRecord::dev_json() const {
   return j;
 }
 
+EpochRecord EpochRecord::of_dev(const std::vector<std::pair<std::string, double>>& scores) {
+  EpochRecord r;
+  r.dev_accuracy = r.dev_macro_f1 = r.dev_loss = std::numeric_limits<double>::quiet_NaN();
+  r.set_dev(scores);
+  return r;
+}
+
+nlohmann::json EpochRecord::dev_scores_record() const {
+  nlohmann::json j = nlohmann::json::object();
+  const nlohmann::json all = dev_json();
+  for (const auto& [key, value] : all.items())
+    if (key != "dev_loss" && !value.is_null()) j[key] = value;
+  return j;
+}
+
 nlohmann::json EpochRecord::to_json() const {
   nlohmann::json j = {{"epoch", epoch},
           {"train_loss", finite_or_null(train_loss)},

@@ -104,6 +104,7 @@ class TrainingRun {
   TrainResult finish(bool interrupted, bool stopped_early, Clock::time_point run_start);
   LinearMemberResult add_linear_member() const;
   std::optional<TaskScores> score_with_linear_member(const LinearMemberResult& linear, const OutputHead& head) const;
+  void record_answers(const TaskScores& dev) const;
   bool calibrates() const {
     return calibrates_on_dev(cfg_, options_.calibrate, corpus_.dev);
   }
@@ -391,9 +392,11 @@ void TrainingRun::keep_if_best(EpochRecord& rec) {
   state_.best_epoch = rec.epoch;
   state_.epochs_without_gain = 0;
   best_params_ = model_.params;
-  if (writes())
-    save_classifier(files_.model, model_,
-                    {{"trained", {{"best_epoch", rec.epoch}, {"dev_accuracy", rec.to_json()["dev_accuracy"]}}}});
+  if (writes()) {
+    nlohmann::json trained = {{"best_epoch", rec.epoch}};
+    trained.update(rec.dev_scores_record());
+    save_classifier(files_.model, model_, {{"trained", trained}});
+  }
 }
 
 // The one way out, whether the run completed, stopped early or was interrupted.
@@ -411,6 +414,7 @@ TrainResult TrainingRun::finish(bool interrupted, bool stopped_early, Clock::tim
     r.calibration = calibrate_model_file(files_.model, corpus_.dev, threads_, r.head);
   // Scored once calibrated, as the model file predicts.
   if (!interrupted && cfg_.model.linear_member) r.dev_with_linear = score_with_linear_member(r.linear, r.head);
+  if (r.dev_with_linear && writes()) record_answers(*r.dev_with_linear);
   r.history = state_.history;
   r.best_epoch = state_.best_epoch;
   r.skipped_empty = batcher_.skipped_empty();
@@ -432,6 +436,16 @@ LinearMemberResult TrainingRun::add_linear_member() const {
     save_classifier(files_.model, c, header);
   }
   return linear;
+}
+
+// Writes the dev scores of the model as it answers (the HAN and its linear member,
+// calibrated) into model.han's trained record as "answers": the record's own scores are
+// the HAN's alone, at its best epoch.
+void TrainingRun::record_answers(const TaskScores& dev) const {
+  nlohmann::json header;
+  const Classifier c = load_classifier(files_.model, nullptr, &header);
+  header["trained"]["answers"] = EpochRecord::of_dev(dev.headline()).dev_scores_record();
+  save_classifier(files_.model, c, header);
 }
 
 // The dev scores of the HAN and its linear member together, with `head` (rank 0, with a dev set).

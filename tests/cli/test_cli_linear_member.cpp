@@ -82,9 +82,14 @@ TEST_CASE("model.linear_member: han train adds the member to a single model, and
   CHECK_THAT(info.out, Catch::Contains("bag words: neg "));
   // The training record read as words: the HAN's best epoch, said to be the HAN's, and the
   // member's own row.
-  CHECK_THAT(info.out, Catch::Matches("(.|\\n)*\\ntrained +best epoch [0-9]+, dev accuracy [0-9.]+ \\(the HAN alone\\)\\n(.|\\n)*"));
+  CHECK_THAT(info.out, Catch::Matches("(.|\\n)*\\ntrained +best epoch [0-9]+, dev accuracy [0-9.]+, dev macro-F1 [0-9.]+ \\(the HAN alone\\)\\n(.|\\n)*"));
   CHECK_THAT(info.out, Catch::Matches("(.|\\n)*\\nlinear member +best epoch [0-9]+ of [0-9]+, dev loss [0-9.]+, weight " +
                                       han::format_fixed(weight, 2) + "\\n(.|\\n)*"));
+  // And the dev scores of the model as it answers: the train summary's, the blend's.
+  CHECK_THAT(info.out, Catch::Contains("\ndev, as it answers   dev accuracy " +
+                                       han::format_fixed(summary["dev_accuracy"].get<double>(), 4) + ", dev macro-F1 " +
+                                       han::format_fixed(summary["dev_macro_f1"].get<double>(), 4) +
+                                       " (the HAN and its linear member)\n"));
 
   // Its tensors are part of the model: a file without them is refused.
   han::ModelFileContents contents = han::load_model_file(dir.file("run/model.han"));
@@ -118,9 +123,13 @@ TEST_CASE("model.linear_member in an ensemble: one member for the ensemble, none
   const RunResult info = run(han_cmd("info --model " + dir.file("run/model.han")));
   CHECK_THAT(info.out, Catch::Contains("(2 members and a linear member weighing " +
                                        han::format_fixed(model.config.model.linear_weight, 2) + ")"));
-  CHECK_THAT(info.out, Catch::Contains("2 models; predictions average their probabilities and attention, then blend "
+  CHECK_THAT(info.out, Catch::Contains("2 models; predictions average their answers and attention, then blend "
                                        "that with the linear member at weight " +
                                        han::format_fixed(model.config.model.linear_weight, 2)));
+  // The ensemble's dev scores are the model's as it answers; no "trained" row claims them for one HAN.
+  CHECK_THAT(info.out, Catch::Matches("(.|\\n)*\\ndev, as it answers +dev accuracy [0-9.]+, dev macro-F1 [0-9.]+ "
+                                      "\\(the ensemble and its linear member\\)\\n(.|\\n)*"));
+  CHECK_THAT(info.out, !Catch::Contains("\ntrained "));
 
   // A file from before model.linear_weight: one more member beside two, 1/3; a file whose
   // weight says "auto" is not one han writes.

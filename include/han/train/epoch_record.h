@@ -27,6 +27,11 @@ struct EpochRecord {
   // The dev scores alone, as to_json names them: dev_accuracy, dev_macro_f1, dev_loss, dev_<more>.
   nlohmann::json dev_json() const;
   static EpochRecord from_json(const nlohmann::json& j);  // null back to NaN
+  // A record of these dev scores alone (TaskScores::headline); the task's others are NaN.
+  static EpochRecord of_dev(const std::vector<std::pair<std::string, double>>& scores);
+  // The dev scores a model file's trained record keeps: dev_json() without the loss and
+  // without the scores the task has none of.
+  nlohmann::json dev_scores_record() const;
 };
 
 }  // namespace han
