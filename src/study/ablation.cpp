@@ -12,6 +12,8 @@
 #include "han/core/select_metric.h"
 #include "han/infer/evaluation.h"
 #include "han/infer/predictor.h"
+#include "han/train/calibration.h"
+#include "han/train/linear_weight.h"
 #include "han/study/statistics.h"
 #include "han/train/run_folder.h"
 #include "han/train/trainer.h"
@@ -55,6 +57,23 @@ std::optional<SplitScores> scores(const Predictor& predictor, const Documents& d
   return SplitScores::of(score_answers(predictor.head(), answers, docs));
 }
 
+// How stored runs were scored: 2 since multi-label variants are calibrated on dev (runs
+// stored by older rules are trained again).
+constexpr int kScoringVersion = 2;
+
+// The model a variant is scored as: its best parameters and linear member, and for
+// multi-label its thresholds (and temperature) fitted on dev as han train fits a model's
+// (train/calibration.h, unless trainer.calibrate is false), so the variants are compared as
+// the models han train would write. A single-label temperature changes no answer: not fitted.
+Classifier variant_model(const Config& cfg, const Corpus& corpus, const TrainResult& r) {
+  Classifier c{cfg, corpus.vocab, corpus.labels, r.best_params, {},
+               initial_head(cfg.model.task, corpus.labels.size(), corpus.targets)};
+  if (cfg.model.linear_member) attach_linear_member(c, r.linear);
+  if (cfg.model.task == Task::multilabel && calibrates_on_dev(cfg, true, corpus.dev))
+    calibrate_on_dev(c, corpus.dev, cfg.trainer.threads);
+  return c;
+}
+
 // The largest change of a checked document's probabilities alone vs. padded with the longest.
 double invariance_error(const Predictor& predictor, const Corpus& corpus, const Probes& probes) {
   double invariance = 0;
@@ -89,10 +108,10 @@ std::optional<AblationRun> run_one(const Config& cfg, const Corpus& corpus, cons
                                    const TrainOptions& train_options) {
   const TrainResult r = train_model(cfg, corpus, train_options);
   if (r.interrupted) return std::nullopt;
-  // The head a trained model holds is the one it started with (thresholds are not tuned yet).
-  const OutputHead head = initial_head(cfg.model.task, corpus.labels.size(), corpus.targets);
-  // With model.linear_member, the variant's linear member is averaged in, as han predict would.
-  Predictor predictor({&r.best_params}, cfg.model, cfg.trainer.threads, head, r.linear.weighted());
+  // With model.linear_member (--with-member), the variant's linear member is averaged in, as han predict would.
+  const Classifier model = variant_model(cfg, corpus, r);
+  Predictor predictor(model.members(), model.config.model, cfg.trainer.threads, model.head,
+                      model.weighted_linear_member());
   const auto& stop = train_options.stop_requested;
   if (stop) predictor.on_progress([&stop](Index) { return !stop(); });
   PaddingAttention pad;
@@ -121,14 +140,15 @@ std::optional<AblationRun> run_one(const Config& cfg, const Corpus& corpus, cons
 }
 
 // A finished run stored for this very config and data, or nothing (missing, unreadable,
-// from another config, written before the test set appeared or went away, or lacking
-// the task's scores).
+// from another config, written before the test set appeared or went away, lacking the
+// task's scores, or scored by older rules).
 std::optional<AblationRun> stored_run(const fs::path& file, const std::string& fingerprint, bool has_test,
                                       const AblationMetrics& metrics) {
   if (!fs::exists(file)) return std::nullopt;
   try {
     const json stored = json::parse(read_file(file.string()));
     if (stored.value("fingerprint", "") != fingerprint) return std::nullopt;
+    if (stored.value("scoring", 1) != kScoringVersion) return std::nullopt;
     AblationRun run = AblationRun::from_json(stored.at("run"));
     if (run.test.has_value() != has_test) return std::nullopt;
     for (const SplitScores* s : {&run.dev, run.test ? &*run.test : &run.dev})
@@ -178,7 +198,7 @@ std::optional<AblationRun> load_or_train(const Config& cfg, const Corpus& corpus
   train_options.stop_requested = options.stop_requested;
   const std::optional<AblationRun> trained = run_one(cfg, corpus, probes, train_options);
   if (trained) {
-    const json stored = {{"fingerprint", fingerprint}, {"run", trained->to_json()}};
+    const json stored = {{"fingerprint", fingerprint}, {"scoring", kScoringVersion}, {"run", trained->to_json()}};
     write_file_atomically(file.string(), stored.dump() + "\n");
   }
   return trained;

@@ -84,7 +84,7 @@ std::string ablation_table(const AblationResult& a) {
   std::string out = text_table(table_rows(a)) + "\n";
   for (const std::string& line : ablation_verdict(a)) out += "verdict: " + line + "\n";
   out += "\n";
-  for (const std::string& line : ablation_legend(a.config.model.task)) out += "  " + line + "\n";
+  for (const std::string& line : ablation_legend(a.config)) out += "  " + line + "\n";
   return out;
 }
 
@@ -95,7 +95,7 @@ std::string ablation_markdown(const AblationResult& a) {
   out += "\n**Verdict**\n\n";
   for (const std::string& line : ablation_verdict(a)) out += "- " + line + "\n";
   out += "\n**Legend**\n\n";
-  for (const std::string& line : ablation_legend(a.config.model.task)) out += "- " + line + "\n";
+  for (const std::string& line : ablation_legend(a.config)) out += "- " + line + "\n";
   return out;
 }
 

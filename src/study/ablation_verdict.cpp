@@ -60,9 +60,11 @@ std::vector<std::string> ablation_verdict(const AblationResult& a) {
   return out;
 }
 
-std::vector<std::string> ablation_legend(Task task) {
+std::vector<std::string> ablation_legend(const Config& cfg) {
+  const Task task = cfg.model.task;
+  const bool calibrates = cfg.trainer.calibrate;
   const std::string main = metric_label(AblationMetrics::of(task).main);
-  return {
+  std::vector<std::string> legend = {
       "Δ: the paired difference, variant − renorm with the same batching and seed, and its 95 % t interval over "
       "seeds; wins: the seeds where the variant beats renorm",
       "pad mass w/s: the mean attention weight on padded positions per real sentence (word level) and per "
@@ -74,6 +76,12 @@ std::vector<std::string> ablation_legend(Task task) {
       "best: the epochs to the best dev " + main + " (mean over seeds); s/epoch: seconds per training epoch",
       "n/a: undefined with one seed; —: does not apply",
   };
+  if (task == Task::multilabel && !calibrates)
+    legend.push_back("every label is answered at the threshold 0.5 (trainer.calibrate is false)");
+  if (task == Task::multilabel && calibrates)
+    legend.push_back("each variant's label thresholds and temperature are fitted on dev as han train fits a model's "
+                     "(trainer.calibrate); its dev scores are measured with them, its test scores are not tuned on test");
+  return legend;
 }
 
 }  // namespace han

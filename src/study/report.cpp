@@ -199,7 +199,7 @@ std::string ablation_report_html(const AblationResult& a) {
   for (const std::string& line : ablation_verdict(a)) body += "<li>" + html_escape(line) + "</li>";
   body += "</ul><h2>Figures</h2>" + figures_table(a);
   body += "<ul class=\"legend\">";
-  for (const std::string& line : ablation_legend(a.config.model.task)) body += "<li>" + html_escape(line) + "</li>";
+  for (const std::string& line : ablation_legend(a.config)) body += "<li>" + html_escape(line) + "</li>";
   body += "</ul>";
   body += "<h2>Learning curves</h2><p class=\"legend\">Variants with identical curves (renorm and additive "
           "usually are) overlap.</p>" + learning_curves(a.variants, main);

@@ -164,7 +164,7 @@ TEST_CASE("the terminal table, report.html and report.md show the same columns a
     CHECK(md.find("- " + line + "\n") != std::string::npos);
     CHECK(html.find("<li>" + html_escape(line) + "</li>") != std::string::npos);
   }
-  for (const std::string& line : ablation_legend(Task::single)) {
+  for (const std::string& line : ablation_legend(a.config)) {
     CHECK(printed.find("  " + line + "\n") != std::string::npos);
     CHECK(md.find("- " + line + "\n") != std::string::npos);
     CHECK(html.find("<li>" + html_escape(line) + "</li>") != std::string::npos);

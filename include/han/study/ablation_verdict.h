@@ -14,7 +14,8 @@ namespace han {
 // member was blended into every variant, a sentence saying what that does to the figures.
 std::vector<std::string> ablation_verdict(const AblationResult& ablation);
 
-// The table's columns explained, one sentence each, for the task's scores.
-std::vector<std::string> ablation_legend(Task task);
+// The table's columns explained, one sentence each, for the task's scores (and how a
+// multi-label variant's thresholds were set: trainer.calibrate).
+std::vector<std::string> ablation_legend(const Config& cfg);
 
 }  // namespace han
