@@ -34,7 +34,9 @@ Documents read_split(const std::string& path, const char* split, const Config& c
                      const Vocab& vocab, const std::vector<std::string>& labels) {
   spdlog::debug("reading {} data from {}", split, path);
   const auto start = Clock::now();
-  Documents docs = encode_file(path, cfg.data.format, label_options(cfg, true), tokenizer, vocab, labels);
+  // The labels are the run's (with trainer.init: those it trains, not necessarily its parent's).
+  Documents docs = encode_file(path, cfg.data.format, label_options(cfg, true), tokenizer, vocab, labels, nullptr,
+                               "the run's");
   spdlog::debug("{} data: {} documents read and encoded in {:.2f} s", split, docs.size(), seconds_since(start));
   return docs;
 }

@@ -37,7 +37,8 @@ std::vector<std::string> collect_labels(const std::vector<Example>& examples) {
   return collector.sorted();
 }
 
-LabelIndex::LabelIndex(const std::vector<std::string>& labels) : names_(labels) {
+LabelIndex::LabelIndex(const std::vector<std::string>& labels, std::string owner)
+    : names_(labels), owner_(std::move(owner)) {
   index_.reserve(labels.size());
   for (std::size_t i = 0; i < labels.size(); ++i) index_.emplace(labels[i], static_cast<std::int32_t>(i));
 }
@@ -78,7 +79,7 @@ void set_answer(Document& doc, const Example& ex, const LabelIndex& labels, bool
       if (!counted) ++extra->total_documents, counted = true;
     }
     if (i < 0 && !allow_unknown)
-      throw Error(ex.source + ": label " + quote_excerpt(label) + " is not one of the model's " +
+      throw Error(ex.source + ": label " + quote_excerpt(label) + " is not one of " + labels.owner() + " " +
                   std::to_string(labels.size()) + " labels (" + labels.listed() + ")");
     return i;
   };
@@ -130,8 +131,8 @@ Documents encode_all(const std::vector<Example>& examples, const Tokenizer& toke
 
 Documents encode_file(const std::string& path, DataFormat format, const LabelOptions& options,
                       const Tokenizer& tokenizer, const Vocab& vocab, const std::vector<std::string>& labels,
-                      ExtraLabels* extra) {
-  const LabelIndex index(labels);
+                      ExtraLabels* extra, const std::string& owner) {
+  const LabelIndex index(labels, owner);
   Documents docs(vocab.size());
   visit_examples(path, format, options,
                  [&](Example&& ex) { docs.push_back(encoded(ex, tokenizer, vocab, index, false, extra)); });

@@ -11,6 +11,7 @@
 #include "han/infer/classifier.h"
 #include "han/infer/evaluation.h"
 #include "han/train/calibration.h"
+#include "han/train/init_model.h"
 #include "han/train/linear_weight.h"
 #include "han/train/run_folder.h"
 
@@ -111,7 +112,8 @@ void assemble(const Config& cfg, const Corpus& corpus, const TrainOptions& optio
   const bool calibrates = calibrates_on_dev(cfg, options.calibrate, corpus.dev);
   Classifier c = ensemble_classifier(cfg, corpus, r);
   if (cfg.model.linear_member) {
-    r.linear = train_weighted_linear_member(cfg, corpus, c.members(), c.head, dev_batches, calibrates);
+    r.linear = train_weighted_linear_member(cfg, corpus, c.members(), c.head, dev_batches, calibrates,
+                                            continued_linear_member(options.parent, cfg, corpus.labels));
     attach_linear_member(c, r.linear);
   }
   if (calibrates)

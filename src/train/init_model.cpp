@@ -100,6 +100,13 @@ CorpusBase corpus_base(const Classifier& parent, const Config& cfg) {
   return {parent.vocab.words(), same_task ? parent.labels : std::vector<std::string>{}, cfg.trainer.extend_vocab};
 }
 
+const LinearMemberParams* continued_linear_member(const Classifier* parent, const Config& cfg,
+                                                  const std::vector<std::string>& labels) {
+  if (!parent || !parent->linear_member() || parent->config.model.task != cfg.model.task || parent->labels != labels)
+    return nullptr;
+  return parent->linear_member();
+}
+
 void start_from_parent(Classifier& model, const Classifier& parent) {
   const Task task = model.config.model.task;
   // The output layer answers the parent's question: kept only when the question is the same.
@@ -122,6 +129,11 @@ void start_from_parent(Classifier& model, const Classifier& parent) {
   });
   if (same_labels && task == Task::regression) model.head.scale = continued_scale(parent.head.scale, model.head.scale);
   const std::string& parent_path = model.config.trainer.init;
+  if (!parent.more_members.empty())
+    spdlog::info("init: {} is an ensemble of {}: the run starts from its first member (seed {}), not the others",
+                 parent_path, parent.more_members.size() + 1, parent.config.trainer.seed);
+  if (parent.linear_member() && !same_labels)
+    spdlog::info("init: the parent's linear member answers other labels: a linear member of this run starts afresh");
   if (task != parent.config.model.task)
     spdlog::info("init: starting from {}, a {} model, for model.task {}: a fresh output layer, every other layer kept",
                  parent_path, std::string(to_string(parent.config.model.task)), std::string(to_string(task)));

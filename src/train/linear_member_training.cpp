@@ -107,12 +107,20 @@ Config without_linear_member(Config cfg) {
   return cfg;
 }
 
-LinearMemberResult train_linear_member(const Config& cfg, const Corpus& corpus, const OutputHead& head) {
+LinearMemberResult train_linear_member(const Config& cfg, const Corpus& corpus, const OutputHead& head,
+                                       const LinearMemberParams* from) {
   const auto start = std::chrono::steady_clock::now();
   const Index batch_size = std::max(1, cfg.batching.batch_size);
   LinearMemberParams p = linear_member_init(corpus.train, static_cast<Index>(corpus.vocab.size()),
                                             head_outputs(cfg.model.task, corpus.labels.size()));
   if (cfg.model.task == Task::multilabel) start_at_label_rates(p.b, label_rates(corpus));
+  if (from) {
+    spdlog::info("linear member: continues the parent's (trainer.init): its weights, trained further on this run's data");
+    HAN_ASSERT(from->W.rows() == p.W.rows() && from->W.cols() <= p.W.cols());
+    p.W.leftCols(from->W.cols()) = from->W;
+    p.b = from->b;
+    p.idf.topRows(from->idf.rows()) = from->idf;
+  }
   LinearMemberParams grads = zeros_like(p);
   std::vector<ParamRef> refs = zip_params(p, grads);
   refs.erase(std::remove_if(refs.begin(), refs.end(), [](const ParamRef& r) { return r.name == "idf"; }), refs.end());

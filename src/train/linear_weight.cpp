@@ -71,8 +71,9 @@ LinearWeightChoice choose_linear_weight(const Config& cfg, const std::vector<con
 
 LinearMemberResult train_weighted_linear_member(const Config& cfg, const Corpus& corpus,
                                                 const std::vector<const HanParams*>& members, const OutputHead& head,
-                                                const std::vector<BatchIndices>& dev_batches, bool calibrated) {
-  LinearMemberResult r = train_linear_member(cfg, corpus, head);
+                                                const std::vector<BatchIndices>& dev_batches, bool calibrated,
+                                                const LinearMemberParams* start) {
+  LinearMemberResult r = train_linear_member(cfg, corpus, head, start);
   log_linear_member(r);
   const LinearWeightChoice choice = choose_linear_weight(cfg, members, r.params, head, corpus.dev, dev_batches, calibrated);
   log_linear_weight(choice);

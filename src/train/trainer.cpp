@@ -426,8 +426,9 @@ TrainResult TrainingRun::finish(bool interrupted, bool stopped_early, Clock::tim
 
 // model.linear_member: trained once the HAN is, and written into model.han beside it.
 LinearMemberResult TrainingRun::add_linear_member() const {
-  LinearMemberResult linear = train_weighted_linear_member(cfg_, corpus_, {&best_params_}, model_.head, dev_batches_,
-                                                           calibrates());
+  LinearMemberResult linear =
+      train_weighted_linear_member(cfg_, corpus_, {&best_params_}, model_.head, dev_batches_, calibrates(),
+                                   continued_linear_member(options_.parent, cfg_, corpus_.labels));
   if (writes()) {
     nlohmann::json header;
     Classifier c = load_classifier(files_.model, nullptr, &header);

@@ -189,6 +189,13 @@ TEST_CASE("an ensemble's metrics.jsonl, info, eval, html page and single-model t
   CHECK(text.out.find("member 3") != std::string::npos);
   CHECK(text.out.find("seed 7, best epoch ") != std::string::npos);
 
+  // --init from the ensemble: the run starts from its first member, and says so.
+  const RunResult child = run(han_cmd(train_args(d, out + "-child", " --init " + out, 1)));
+  INFO(child.err);
+  CHECK(child.exit_code == 0);
+  CHECK(child.err.find("init: " + out + " is an ensemble of 3: the run starts from its first member (seed 5), not the "
+                       "others") != std::string::npos);
+
   // Batches of 32, as train's test scoring (quickstart's batch size).
   const RunResult eval = run(han_cmd("eval --json --batch-size 32 --model " + model + " --data " + d.test));
   INFO(eval.err);

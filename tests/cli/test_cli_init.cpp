@@ -29,6 +29,7 @@ struct Slice {
 
 const Slice kSliceA{{"neg", "pos"}, {"bad", "good"}, {"blue", "red"}};
 const Slice kSliceB{{"neg", "pos"}, {"blue", "red"}, {"bad", "good"}};
+const Slice kSliceD{{"neg", "pos"}, {"blue", "red"}, {"town", "story"}};
 const Slice kSliceC{{"x", "y", "z"}, {"alpha", "beta", "gamma"}, {"bad", "good", "blue", "red"}};
 
 // `n` jsonl documents of `slice`: two sentences of filler words with the label's cue and a
@@ -172,6 +173,12 @@ TEST_CASE("train --init with new labels gets a fresh output layer and trainer.ex
   CHECK(with_words > 0.75);
   CHECK(with_words > without + 0.3);
   CHECK(without < 0.6);
+  // A dev file with the parent's labels: the error names the labels this run trains.
+  const RunResult wrong_dev = run(han_cmd("train --config " + config + " --init " + parent + " --output " +
+                                          dir.file("c_wrong") + " --set data.dev=" + dir.file("a_dev.jsonl")));
+  CHECK(wrong_dev.exit_code != 0);
+  CHECK(has(wrong_dev.err, "a_dev.jsonl:1: label \"") );
+  CHECK(has(wrong_dev.err, "\" is not one of the run's 3 labels (\"x\", \"y\", \"z\")"));
 }
 
 TEST_CASE("train --init refuses a contradicting architecture key or a checkpoint and so do --resume and ablate: one line each",
@@ -248,7 +255,27 @@ TEST_CASE("train --init keeps what freeze_embeddings auto decided for its parent
   CHECK(nlohmann::json::parse(slurp(dir.file("b2/config.json"))).at("model").at("freeze_embeddings") == false);
 }
 
-TEST_CASE("model.linear_weight as set is kept, and train --init trains a new linear member whose weight it chooses anew", "[cli][init][linear_member]") {
+TEST_CASE("train --init continues the parent's linear member: the child learns slice D and still answers slice A",
+          "[cli][init][linear_member]") {
+  const TempDir dir;
+  const std::string parent = train_parent(dir);  // with the default linear member
+  REQUIRE(info(parent).at("config").at("model").at("linear_member") == true);
+  // Slice D never shows A's cue words: nothing in it tells the member to unlearn them.
+  write_slice(dir, "d", kSliceD, 31);
+  const RunResult r = train("--config " + write_config(dir, "d", "") + " --init " + parent + " --output " + dir.file("d"));
+  CHECK(has(r.err, "linear member: continues the parent's (trainer.init): its weights, trained further on this run's data"));
+  const std::string child = dir.file("d/model.han");
+  const double a_parent = accuracy(parent, dir.file("a_test.jsonl")), a_child = accuracy(child, dir.file("a_test.jsonl"));
+  const double d_child = accuracy(child, dir.file("d_test.jsonl"));
+  INFO("slice A test: parent " << a_parent << ", child " << a_child << "; slice D test: child " << d_child);
+  CHECK(d_child > 0.9);
+  // A fresh member, trained on D alone, knows nothing of A's cues: the child then scored
+  // 0.47 on A's test part (chance); the continued member keeps them. A's test documents
+  // carry D's cues as noise, which pulls the child's answers away from A's (hence not 0.9).
+  CHECK(a_child > 0.65);
+}
+
+TEST_CASE("model.linear_weight as set is kept, and train --init chooses its linear member's weight anew", "[cli][init][linear_member]") {
   const TempDir dir;
   write_slice(dir, "a", kSliceA, 1);
   write_slice(dir, "b", kSliceB, 11);

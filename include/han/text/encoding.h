@@ -31,8 +31,10 @@ std::vector<std::string> collect_labels(const std::vector<Example>& examples);
 // A label's index in a model's label list; -1 when it is not there.
 class LabelIndex {
  public:
-  explicit LabelIndex(const std::vector<std::string>& labels);
+  // `owner` says whose labels they are, in messages: "the model's", "the training data's".
+  explicit LabelIndex(const std::vector<std::string>& labels, std::string owner = "the model's");
   std::int32_t find(const std::string& label) const;
+  const std::string& owner() const { return owner_; }
   std::size_t size() const { return index_.size(); }
   // "bad, good" (the first 10, then how many more): for messages.
   std::string listed() const;
@@ -40,6 +42,7 @@ class LabelIndex {
  private:
   std::unordered_map<std::string, std::int32_t> index_;
   std::vector<std::string> names_;
+  std::string owner_;
 };
 
 // Labels a data file holds beyond a model's (han eval counts their documents as errors
@@ -69,9 +72,10 @@ Documents encode_all(const std::vector<Example>& examples, const Tokenizer& toke
                      const Vocab& vocab, const std::vector<std::string>& labels);
 
 // Reads, tokenizes and encodes a data file one example at a time: memory holds the
-// documents' ids, never the text.
+// documents' ids, never the text. A label outside `labels` is an error naming them as
+// `owner`'s (LabelIndex), unless `extra` counts it.
 Documents encode_file(const std::string& path, DataFormat format, const LabelOptions& options,
                       const Tokenizer& tokenizer, const Vocab& vocab, const std::vector<std::string>& labels,
-                      ExtraLabels* extra = nullptr);
+                      ExtraLabels* extra = nullptr, const std::string& owner = "the model's");
 
 }  // namespace han

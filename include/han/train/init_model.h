@@ -35,4 +35,9 @@ CorpusBase corpus_base(const Classifier& parent, const Config& cfg);
 // too). Logs which.
 void start_from_parent(Classifier& model, const Classifier& parent);
 
+// The linear member a run from `parent` continues: the parent's, when it has one and the
+// run keeps its task and labels (as the output layer is kept); else null (a fresh member).
+const LinearMemberParams* continued_linear_member(const Classifier* parent, const Config& cfg,
+                                                  const std::vector<std::string>& labels);
+
 }  // namespace han

@@ -38,8 +38,12 @@ struct LinearMemberResult {
 // One log line: what training the linear member came to.
 void log_linear_member(const LinearMemberResult& r);
 
-// `head`: the task's head as the model starts (no temperature).
-LinearMemberResult train_linear_member(const Config& cfg, const Corpus& corpus, const OutputHead& head);
+// `head`: the task's head as the model starts (no temperature). `start`, when given (a run
+// from a parent model with a member for the same labels: init_model.h), is where training
+// starts: its weights and idf for the words it knows (the vocabulary's first columns),
+// zeros and the new data's idf for words appended since.
+LinearMemberResult train_linear_member(const Config& cfg, const Corpus& corpus, const OutputHead& head,
+                                       const LinearMemberParams* start = nullptr);
 
 // The member's answers for every document of `docs` (C x docs.size()), by `head`.
 Matrix linear_member_answers(const LinearMemberParams& p, const OutputHead& head, const Documents& docs);

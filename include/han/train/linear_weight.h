@@ -49,10 +49,12 @@ LinearWeightChoice choose_linear_weight(const Config& cfg, const std::vector<con
                                         bool calibrated);
 
 // What a run adds once its HAN members are trained: the linear member (train_linear_member)
-// and its weight beside `members`, dev scored in `dev_batches` (`calibrated` as above); both logged.
+// and its weight beside `members`, dev scored in `dev_batches` (`calibrated` as above); both
+// logged. `start`: the parent's member the new one continues (train_linear_member), or null.
 LinearMemberResult train_weighted_linear_member(const Config& cfg, const Corpus& corpus,
                                                 const std::vector<const HanParams*>& members, const OutputHead& head,
-                                                const std::vector<BatchIndices>& dev_batches, bool calibrated);
+                                                const std::vector<BatchIndices>& dev_batches, bool calibrated,
+                                                const LinearMemberParams* start = nullptr);
 
 // The member and its weight joined to a model (which must not have one yet).
 void attach_linear_member(Classifier& c, const LinearMemberResult& linear);
