@@ -328,7 +328,7 @@ void run_ensemble(const PreparedRun& run, const WordVectors* pretrained, const C
 // Trains on every rank of the job (one, or mpirun's N): every rank reads the config and
 // the data, the ranks check they read the same, then train together; rank 0 alone writes
 // the run folder and stdout.
-void run_train(const TrainArgs& a) {
+void train_command(const TrainArgs& a) {
   setup_logging(a.log);
   const std::unique_ptr<Collective> job = make_collective();
   name_rank_in_logs(job->rank(), job->ranks());
@@ -367,6 +367,15 @@ void run_train(const TrainArgs& a) {
   const nlohmann::json calibration = report_calibration(run.config, corpus, result.calibration);
   stop_when_complete(run, corpus);
   print_summary(result, run, corpus, calibration);
+}
+
+// An error a key's value causes once the data is read is blamed on its --set too.
+void run_train(const TrainArgs& a) {
+  try {
+    train_command(a);
+  } catch (const han::Error& e) {
+    throw han::blamed_on_override(e, a.overrides);
+  }
 }
 
 }  // namespace

@@ -554,6 +554,17 @@ json override_value(const KeyInfo& info, const std::string& override_text, const
   return value;
 }
 
+Error blamed_on_override(const Error& e, const std::vector<std::string>& overrides) {
+  const std::string message = e.what();
+  for (auto o = overrides.rbegin(); o != overrides.rend(); ++o) {
+    const std::string key = o->substr(0, o->find('='));
+    if (key.find('.') == std::string::npos || message.rfind(key, 0) != 0) continue;
+    const char after = message.size() > key.size() ? message[key.size()] : '\0';
+    if (after == ':' || after == '.') return Error(shown_override(*o) + ": " + message, e.exit_code());
+  }
+  return e;
+}
+
 void apply_overrides(nlohmann::json& j, const std::vector<std::string>& overrides) {
   if (j.is_null()) j = json::object();
   for (const std::string& o : overrides) {
@@ -620,7 +631,17 @@ Config load_config_file(const std::string& path, const std::vector<std::string>&
 Config config_from_given(json j, const std::vector<std::string>& overrides, const std::string& origin,
                          const std::string& base_dir, json* given) {
   apply_overrides(j, overrides);
-  Config c = config_from_json(j, origin);
+  Config c;
+  try {
+    c = config_from_json(j, origin);
+  } catch (const Error& e) {
+    // A check across keys names the config file; a key that an override set is its own origin.
+    const std::string message = e.what(), prefix = prefix_of(origin);
+    if (prefix.empty() || message.rfind(prefix, 0) != 0) throw;
+    const Error blamed = blamed_on_override(Error(message.substr(prefix.size()), e.exit_code()), overrides);
+    if (std::string(blamed.what()) == message.substr(prefix.size())) throw;
+    throw blamed;
+  }
   PathResolver r{std::filesystem::path(base_dir)};
   visit_sections(c, r);
   require_utf8_paths(c, origin);

@@ -310,11 +310,15 @@ TEST_CASE("loss.class_weights from the command line: kept in config.json, an unk
   CHECK_THAT(balanced.err, Catch::Matches("(.|\\n)*han: class weights \\(loss.class_weights balanced\\): \"neg\" [0-9.]+, \"pos\" [0-9.]+\\n(.|\\n)*"));
   const RunResult bad = run(han_cmd(base + " --set loss.class_weights=\"{\\\"spam\\\":2}\" --output " + (tmp.path / "b").string()));
   CHECK(bad.exit_code == 2);
-  CHECK(bad.err.find("loss.class_weights: \"spam\" is not one of the 2 labels") != std::string::npos);
+  // Found once the data is read, and still blamed on the --set that gave the key.
+  CHECK(bad.err == "han: error: --set loss.class_weights={\"spam\":2}: loss.class_weights: \"spam\" is not one of the 2 "
+                   "labels of data.train\n");
+  CHECK_FALSE(std::filesystem::exists(tmp.path / "b"));
   const RunResult wrong_task = run(han_cmd(base + " --set loss.class_weights=balanced --set model.task=multilabel"
                                                   " --output " + (tmp.path / "c").string()));
   CHECK(wrong_task.exit_code == 2);
-  CHECK(wrong_task.err.find("loss.class_weights: applies to model.task single only") != std::string::npos);
+  CHECK(wrong_task.err.find("--set loss.class_weights=balanced: loss.class_weights: applies to model.task single only") !=
+        std::string::npos);
 }
 
 TEST_CASE("ablate a multilabel model: micro-F1 in the table, the intervals and the report", "[cli][tasks][ablate]") {

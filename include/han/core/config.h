@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "han/core/config_enums.h"
+#include "han/core/error.h"
 
 namespace han {
 
@@ -184,6 +185,11 @@ Config config_from_given(nlohmann::json j, const std::vector<std::string>& overr
 // Applies "key.path=value" overrides (value parsed as JSON, else taken as a string)
 // to a JSON config before it is parsed; unknown key paths are errors.
 void apply_overrides(nlohmann::json& j, const std::vector<std::string>& overrides);
+
+// An error about a key found after the config was read (its message starts with the key's
+// path: `loss.class_weights: "zzz" is not one of ...`), blamed on the last override that set
+// the key, as errors found while reading are; any other error unchanged.
+Error blamed_on_override(const Error& e, const std::vector<std::string>& overrides);
 
 // A path han will store in JSON (config.json, a model's header, the train summary) must be
 // valid UTF-8 to round-trip: else an Error naming `what` (a key path, an option) and the path.
