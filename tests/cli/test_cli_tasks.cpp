@@ -250,6 +250,14 @@ TEST_CASE("regression: a tiny rating set learned end to end, and predict prints 
   const json j = json::parse(run(han_cmd("predict --format json --explain --model " + model), "great. dull.\n").out);
   CHECK(j["value"].is_number());
   CHECK(j["attention"]["sentences"].size() == 2);
+  // The linear member's side, in target units: the value is the parts' values blended by its share.
+  const json& m = j.at("linear_member");
+  const double share = m.at("share").get<double>();
+  CHECK(j["value"].get<double>() ==
+        Approx((1 - share) * m.at("han_value").get<double>() + share * m.at("member_value").get<double>()).epsilon(1e-5));
+  CHECK_FALSE(m.contains("label"));
+  REQUIRE(m.at("words").size() >= 2);
+  CHECK(m["words"][0][0].is_string());
   const RunResult page = run(han_cmd("predict --format html --model " + model), "great.\n");
   CHECK(page.exit_code == 0);
   CHECK(page.out.find("predicted</span>") != std::string::npos);
