@@ -228,6 +228,11 @@ void visit_fields(TrainerConfig& c, V& v) {
   v.boolean({"calibrate", "after training, fit a temperature (and multilabel thresholds) on dev; needs data.dev",
              kLater},
             c.calibrate, true);
+  v.enumeration({"allreduce",
+                 "under mpirun, how the ranks sum gradients; mpi: MPI_Allreduce (the same model for the same ranks "
+                 "and MPI settings); exact: a fixed-order chain, the bits of one process with as many threads",
+                 kLater},
+                c.allreduce, AllreduceMode::mpi);
 }
 
 // The embed and loss sections are written only when used (config_to_json).

@@ -32,7 +32,8 @@ void for_dense_pairs(HanParams& a, HanParams& b, F&& f) {
 
 }  // namespace
 
-GradientWorkers::GradientWorkers(const HanParams& params, int threads) : workers_(threads) {
+GradientWorkers::GradientWorkers(const HanParams& params, int threads, AllreduceMode allreduce)
+    : workers_(threads), allreduce_(allreduce) {
   for (Worker& w : workers_) w.grads = zeros_like(params);
 }
 
@@ -91,7 +92,7 @@ void GradientWorkers::reduce() {
   }
 }
 
-// The ordered sum along the ranks (see the header); every rank ends with the total.
+// The sum over the ranks (see the header); every rank ends with the total.
 void GradientWorkers::reduce_across(Collective& job, bool train_embeddings) {
   using Clock = std::chrono::steady_clock;
   const auto computed = Clock::now();
@@ -103,6 +104,23 @@ void GradientWorkers::reduce_across(Collective& job, bool train_embeddings) {
   const auto start = Clock::now();
   HanParams& root = workers_[0].grads;
   buffer_.resize(gradient_buffer_size(root, job_ids_.size()));
+  if (allreduce_ == AllreduceMode::exact) {
+    sum_along_chain(job);
+  } else {
+    reduce();
+    pack_gradient(root, job_ids_, buffer_);
+    job.sum(buffer_.data(), buffer_.size());
+    unpack_gradient(buffer_, job_ids_, Unpack::assign, root);
+  }
+  exchange_.steps += 1;
+  exchange_.bytes += static_cast<double>(buffer_.size() * sizeof(Scalar));
+  exchange_.wait_seconds += std::chrono::duration<double>(start - computed).count();
+  exchange_.seconds += std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// trainer.allreduce exact: the single process's order, along the ranks (see the header).
+void GradientWorkers::sum_along_chain(Collective& job) {
+  HanParams& root = workers_[0].grads;
   const int rank = job.rank(), last = job.ranks() - 1;
   if (rank > 0) {
     job.receive(rank - 1, buffer_.data(), buffer_.size());
@@ -113,10 +131,6 @@ void GradientWorkers::reduce_across(Collective& job, bool train_embeddings) {
   if (rank < last) job.send(rank + 1, buffer_.data(), buffer_.size());
   job.broadcast(last, buffer_.data(), buffer_.size());
   if (rank < last) unpack_gradient(buffer_, job_ids_, Unpack::assign, root);
-  exchange_.steps += 1;
-  exchange_.bytes += static_cast<double>(buffer_.size() * sizeof(Scalar));
-  exchange_.wait_seconds += std::chrono::duration<double>(start - computed).count();
-  exchange_.seconds += std::chrono::duration<double>(Clock::now() - start).count();
 }
 
 void GradientWorkers::zero() {

@@ -137,7 +137,7 @@ TrainingRun::TrainingRun(const Config& cfg, const Corpus& corpus, const TrainOpt
       threads_(resolve_threads(cfg.trainer.threads)),
       train_embeddings_(!frozen_embeddings(cfg)),
       model_(initial_model(without_linear_member(cfg_), corpus)),  // the linear member comes last
-      workers_(model_.params, threads_),
+      workers_(model_.params, threads_, cfg.trainer.allreduce),
       optimizer_(make_optimizer(cfg.optimizer, threads_)),
       batcher_(corpus.train, cfg.batching, derive_seed(cfg.trainer.seed, SeedStream::batches)),
       dev_batches_(scoring_batches(corpus.dev, cfg)) {

@@ -113,6 +113,8 @@ struct TrainerConfig {
   bool extend_vocab;  // with init: add the training words it lacks, with fresh embeddings
   // After training, fit the temperature (and multi-label thresholds) on dev (train/calibration.h).
   bool calibrate;
+  // Under mpirun: MPI's own allreduce, or the fixed-order chain (train/gradient_workers.h).
+  AllreduceMode allreduce;
 };
 
 // Skip-gram word vectors (han embed, model.embeddings = "pretrain"), the word2vec recipe.

@@ -18,6 +18,8 @@ enum class BatchStrategy { bucket, random };
 enum class DataFormat { jsonl, fasttext, tsv, folder, auto_detect };  // auto_detect: "auto"
 enum class OptimizerName { adam, sgd, adamw };
 enum class LrSchedule { constant, linear, cosine };
+// How the ranks of a job under mpirun sum their gradients (train/gradient_workers.h).
+enum class AllreduceMode { mpi, exact };
 // The dev score that picks the best epoch; auto = the task's default (core/select_metric.h).
 enum class SelectMetric {
   auto_,
@@ -74,6 +76,10 @@ struct EnumNames<OptimizerName> {
 template <>
 struct EnumNames<LrSchedule> {
   static constexpr std::array<const char*, 3> names = {"constant", "linear", "cosine"};
+};
+template <>
+struct EnumNames<AllreduceMode> {
+  static constexpr std::array<const char*, 2> names = {"mpi", "exact"};
 };
 template <>
 struct EnumNames<SelectMetric> {

@@ -4,10 +4,15 @@
 // order, so the sum does not depend on thread timing (same thread count, same bits).
 //
 // With several ranks (a job under mpirun), rank r's T workers take shards rT .. rT+T-1 of
-// the batch and the sum runs along the ranks in the same order: rank r adds the sum of
-// the ranks before it to its first worker's gradient, then its other workers', and passes
-// the result on; the last rank broadcasts the total. Every addition is the one a single
-// process with N x T threads makes, in the same order, so the bits are the same too.
+// the batch. By default (trainer.allreduce mpi) each rank sums its workers and MPI_Allreduce
+// sums the ranks: Open MPI picks its algorithm (ring, recursive doubling, ...) by message
+// size and rank count, so the latency does not grow along a chain of N ranks; the sum's
+// order is MPI's, fixed for the same ranks and MPI settings, so the same job gives the same
+// model, within float rounding of one process. With trainer.allreduce exact the sum runs
+// along the ranks in the single process's order: rank r adds the sum of the ranks before it
+// to its first worker's gradient, then its other workers', and passes the result on; the
+// last rank broadcasts the total. Every addition is the one a single process with N x T
+// threads makes, in the same order, so the bits are the same too.
 #include <vector>
 
 #include "han/core/config.h"
@@ -21,14 +26,14 @@ namespace han {
 // What the ranks exchanged, summed over steps, as this rank saw it.
 struct ExchangeStats {
   long long steps = 0;
-  double bytes = 0;         // the gradient buffer each link of the chain and the broadcast carry
+  double bytes = 0;         // the gradient buffer each rank sums
   double wait_seconds = 0;  // from this rank's shards done to every rank's shards done
   double seconds = 0;       // from then to the total in hand: the gradient sum's own cost
 };
 
 class GradientWorkers {
  public:
-  GradientWorkers(const HanParams& params, int threads);
+  GradientWorkers(const HanParams& params, int threads, AllreduceMode allreduce = AllreduceMode::mpi);
 
   // Adds the gradient of the batch's mean loss (`shards`: the whole batch of `batch_docs`
   // documents, cut into ranks x threads shards; dropout: the batch's training noise; the
@@ -53,9 +58,11 @@ class GradientWorkers {
                   const OutputHead& head, const LossConfig& loss_config);
   void reduce();
   void reduce_across(Collective& job, bool train_embeddings);
+  void sum_along_chain(Collective& job);
   double total_loss(Collective& job) const;
 
   std::vector<Worker> workers_;
+  AllreduceMode allreduce_;
   std::vector<std::int32_t> job_ids_;  // the batch's words on every rank (set by reduce_across)
   std::vector<Scalar> buffer_;
   ExchangeStats exchange_;
