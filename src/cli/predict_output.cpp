@@ -88,7 +88,7 @@ std::string attention_source(const Classifier& c) {
     out = " The HAN is an ensemble of " + std::to_string(members) +
           ": its probabilities and its attention weights are the mean over its members.";
   if (c.linear_member()) {
-    const double w = c.config.model.linear_weight;
+    const double w = c.weighted_linear_member().weight;
     const bool regression = c.head.task == Task::regression;
     out += " The model blends the HAN (weight " + format_fixed(1 - w, 2) + ") with a TF-IDF linear member (weight " +
            format_fixed(w, 2) + "): the shading is the HAN's part of each answer. Under each document, the green box "
@@ -122,7 +122,10 @@ void PredictOutput::write(std::vector<PredictItem>& items, const Matrix& probs, 
     Explanation none;
     TopK top;
     Explanation& explanation = item.error.empty() ? explanations[static_cast<std::size_t>(answered)] : none;
-    if (item.error.empty()) top = answer(probs.col(answered++));
+    if (item.error.empty()) {
+      top = answer(probs.col(answered++));
+      explain_answered(explanation.member, top);
+    }
     if (layout_.format == "html") add_html_section(item, top, explanation);
     else emit(layout_.format == "json" ? json_row(item, top, explanation) : tsv_row(item, top));
   }
@@ -161,6 +164,15 @@ PredictOutput::TopK PredictOutput::answer(const Eigen::Ref<const Vector>& p) con
   TopK out;
   for (Index c : answered) out.emplace_back(classifier_.labels[c], p(c));
   return out;
+}
+
+// A multi-label row answers the labels over their thresholds, which need not include the
+// most probable: the member's side then explains the first label the row answers.
+void PredictOutput::explain_answered(MemberExplanation& member, const TopK& top) const {
+  if (!member.present() || task() != Task::multilabel || top.empty()) return;
+  const auto at = std::find(classifier_.labels.begin(), classifier_.labels.end(), top[0].first);
+  const Index label = static_cast<Index>(at - classifier_.labels.begin());
+  if (label != member.label) explain_label(member, classifier_.linear, label, 1.0);
 }
 
 bool PredictOutput::abstains(const TopK& top) const {

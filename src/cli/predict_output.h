@@ -56,6 +56,7 @@ class PredictOutput {
   Task task() const { return classifier_.head.task; }
   // Single-label with --threshold: the top probability is below it.
   bool abstains(const TopK& top) const;
+  void explain_answered(MemberExplanation& member, const TopK& top) const;
   // The label a row answers first: the top label, or the abstain label.
   std::string first_label(const TopK& top) const;
   std::vector<std::string> answer_fields(const TopK& top) const;

@@ -109,13 +109,10 @@ std::vector<MemberExplanation> Predictor::explain_members(const BagFeatures& x, 
   const bool regression = head_.task == Task::regression;
   std::vector<MemberExplanation> out;
   for (Index b = 0; b < answers.cols(); ++b) {
-    Index label = 0;
+    Index label = 0;  // the most probable; han predict re-explains a multi-label row's first answered label
     if (!regression) answers.col(b).maxCoeff(&label);
-    MemberExplanation e = explain_member(*linear_.params, x, b, label, regression ? head_.scale.sd : 1.0);
-    e.share = linear_.weight;
-    e.han = han(label, b);
-    e.member = member(label, b);
-    out.push_back(std::move(e));
+    out.push_back(explain_member(*linear_.params, x, b, linear_.weight, han, member, label,
+                                 regression ? head_.scale.sd : 1.0));
   }
   return out;
 }

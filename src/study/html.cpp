@@ -41,7 +41,7 @@ section.doc h2{font-size:1em;margin:.2em 0 .5em 0}
 
 namespace {
 
-// "p 0.974" for a label's probability, "7.21" for a regression answer.
+// "0.974" for a label's probability, "7.21" for a regression answer.
 std::string part_answer(const AttentionView& v, double answer) {
   return v.member_label.empty() ? format_fixed(answer, 2) : format_fixed(answer, 3);
 }

@@ -4,6 +4,7 @@
 // han ablate comparing masks by each task's main score.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <map>
@@ -12,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "han/core/number_text.h"
+#include "han/infer/classifier.h"
 #include "support/cli_fixture.h"
 #include "support/paths.h"
 #include "support/run.h"
@@ -168,6 +170,22 @@ TEST_CASE("multilabel: a tiny set learned end to end, answered as label sets by 
   REQUIRE(answer["labels"].size() == 2);
   for (const json& l : answer["labels"]) CHECK(l["probability"].get<double>() >= 0.5);
   CHECK(answer["attention"]["sentences"].size() == 2);
+  // The member's side explains the first label the row answers.
+  CHECK(answer["linear_member"]["label"] == answer["labels"][0]["label"]);
+  {
+    // A threshold no probability reaches on that label: the row answers the other one first,
+    // and the member's side explains that one.
+    han::Classifier strict_top = han::load_classifier(model);
+    const auto at = std::find(strict_top.labels.begin(), strict_top.labels.end(), answer["labels"][0]["label"]);
+    strict_top.head.thresholds[static_cast<std::size_t>(at - strict_top.labels.begin())] = 1.0;
+    const std::string edited = (tmp.path / "edited.han").string();
+    han::save_classifier(edited, strict_top);
+    const json other = json::parse(run(han_cmd("predict --format json --explain --model " + edited), doc).out);
+    REQUIRE(other["labels"].size() == 1);
+    CHECK(other["labels"][0]["label"] == answer["labels"][1]["label"]);
+    CHECK(other["linear_member"]["label"] == other["labels"][0]["label"]);
+    CHECK(other["linear_member"]["member_probability"] != answer["linear_member"]["member_probability"]);
+  }
   // -k caps the labels answered at the K most probable; without it, every label reaching its threshold.
   const json capped = json::parse(run(han_cmd("predict --format json -k 1 --model " + model), doc).out);
   REQUIRE(capped["labels"].size() == 1);

@@ -37,7 +37,7 @@ TEST_CASE("explain_member: contributions of a short document sum to the member's
   const BagFeatures x = linear_member_features(p, docs, {0, 1});
   const Matrix logits = linear_member_logits(p, x);
   for (Index label = 0; label < 2; ++label) {
-    const MemberExplanation e = explain_member(p, x, 1, label, 1.0);
+    const MemberExplanation e = explain_member(p, x, 1, 0.5, logits, logits, label, 1.0);
     REQUIRE(e.words.size() == 2);
     CHECK(e.label == label);
     CHECK(e.words[0].value + e.words[1].value + p.b(label, 0) == Approx(logits(label, 1)).epsilon(1e-5));
@@ -49,7 +49,8 @@ TEST_CASE("explain_member: keeps the ten largest contributions of either sign, i
   const Documents docs = two_documents();
   const LinearMemberParams p = member_params(docs);
   const BagFeatures x = linear_member_features(p, docs, {0, 1});
-  const MemberExplanation e = explain_member(p, x, 0, 0, 1.0);
+  const Matrix logits = linear_member_logits(p, x);
+  const MemberExplanation e = explain_member(p, x, 0, 0.5, logits, logits, 0, 1.0);
   REQUIRE(e.words.size() == kMemberExplanationWords);  // 12 distinct words, 10 kept
   bool positive = false, negative = false;
   for (std::size_t i = 0; i < e.words.size(); ++i) {
@@ -69,9 +70,32 @@ TEST_CASE("explain_member: keeps the ten largest contributions of either sign, i
   }
   CHECK(largest_left <= smallest_kept);
   // A regression member's contributions are in target units: scaled by the target's sd.
-  const MemberExplanation scaled = explain_member(p, x, 0, 0, 2.5);
+  MemberExplanation scaled = e;
+  explain_label(scaled, p, 0, 2.5);
   for (std::size_t i = 0; i < e.words.size(); ++i) {
     CHECK(scaled.words[i].word == e.words[i].word);
     CHECK(scaled.words[i].value == Approx(2.5 * e.words[i].value));
   }
+  // Explained again for the other label: that label's answers and weights.
+  MemberExplanation other = e;
+  explain_label(other, p, 1, 1.0);
+  CHECK(other.label == 1);
+  CHECK(other.member == Approx(logits(1, 0)));
+  REQUIRE(other.words.size() == e.words.size());
+  for (std::size_t i = 0; i < e.words.size(); ++i) CHECK(other.words[i].value == Approx(-e.words[i].value));  // W(1) = -W(0)
+}
+
+TEST_CASE("explain_member: a document without words has no words to show, and zero weights are left out",
+          "[member_explanation]") {
+  const Documents docs({test::labelled_doc(0, {{2, 3}}), test::labelled_doc(1, {})});
+  LinearMemberParams p = linear_member_init(docs, 4, 2);
+  p.W(0, 2) = 1.5f;  // word 3 keeps its zero weight
+  const BagFeatures x = linear_member_features(p, docs, {0, 1});
+  const Matrix logits = linear_member_logits(p, x);
+  const MemberExplanation empty = explain_member(p, x, 1, 0.5, logits, logits, 0, 1.0);
+  CHECK(empty.present());
+  CHECK(empty.words.empty());
+  const MemberExplanation one = explain_member(p, x, 0, 0.5, logits, logits, 0, 1.0);
+  REQUIRE(one.words.size() == 1);
+  CHECK(one.words[0].word == 2);
 }

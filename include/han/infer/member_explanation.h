@@ -23,16 +23,25 @@ struct MemberContribution {
 
 struct MemberExplanation {
   double share = 0;  // the member's weight in the blend; 0: the model has no member
-  Index label = 0;   // the row explained: the blended answer's most probable label (regression: 0)
-  double han = 0;    // the HAN part's own answer for that label (its members' mean, before any temperature)
-  double member = 0;  // the member's own answer for it
+  // Each part's own answers, per label (its members' mean for the HAN, before any
+  // temperature), and the document's features: what explain_label reads.
+  std::vector<double> han_answers, member_answers;
+  std::vector<MemberContribution> features;  // every word of the document with its feature value
+  // The label explained (regression: 0), each part's answer for it and the member's words.
+  Index label = 0;
+  double han = 0, member = 0;
   std::vector<MemberContribution> words;
   bool present() const { return share > 0; }
 };
 
-// The explanation of document b of the features `x` for `label`. `units` scales the
-// contributions (a regression head's target sd; 1 otherwise).
-MemberExplanation explain_member(const LinearMemberParams& p, const BagFeatures& x, Index b, Index label,
-                                 double units);
+// Document b's side: its share, the parts' answers (columns b of `han` and `member`) and
+// its features, explained for `label` (explain_label).
+MemberExplanation explain_member(const LinearMemberParams& p, const BagFeatures& x, Index b, double share,
+                                 const Matrix& han, const Matrix& member, Index label, double units);
+// Sets e's label, the parts' answers for it and the words with the largest contributions.
+// `units` scales the contributions (a regression head's target sd; 1 otherwise). The
+// caller that decides which label a row answers (a multi-label model's thresholds) calls it
+// again for that label.
+void explain_label(MemberExplanation& e, const LinearMemberParams& p, Index label, double units);
 
 }  // namespace han
