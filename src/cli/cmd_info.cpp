@@ -23,52 +23,52 @@ struct InfoArgs {
   bool json = false;
 };
 
+// Dev scores as records hold them, in the order they are shown: each task's main score
+// first, then macro-F1, then the others; with their names.
+constexpr std::pair<const char*, const char*> kScoreNames[] = {
+    {"dev_accuracy", "dev accuracy"},       {"dev_micro_f1", "dev micro-F1"},
+    {"dev_rmse", "dev RMSE"},               {"dev_macro_f1", "dev macro-F1"},
+    {"dev_mae", "dev MAE"},                 {"dev_subset_accuracy", "dev subset accuracy"},
+    {"dev_hamming_loss", "dev Hamming loss"}, {"dev_precision_at_1", "dev precision at 1"},
+    {"dev_recall_at_1", "dev recall at 1"}, {"dev_pearson", "dev Pearson"},
+    {"dev_spearman", "dev Spearman"},       {"dev_rounded_accuracy", "dev rounded accuracy"}};
+
+// "dev accuracy 0.8660, dev macro-F1 0.8658": the scores of `record` among the first
+// `shown` of kScoreNames, in that order.
+std::vector<std::string> dev_score_texts(const nlohmann::json& record, std::size_t shown = std::size(kScoreNames)) {
+  std::vector<std::string> out;
+  for (std::size_t k = 0; k < shown; ++k) {
+    const auto& [key, name] = kScoreNames[k];
+    if (record.contains(key) && record[key].is_number())
+      out.push_back(std::string(name) + " " + format_fixed(record[key].get<double>(), 4));
+  }
+  return out;
+}
+
+std::string joined_texts(const std::vector<std::string>& parts) {
+  std::string text;
+  for (const std::string& p : parts) text += (text.empty() ? "" : ", ") + p;
+  return text;
+}
+
 // An ensemble's members as the header records them: "seed 2, best epoch 3, dev accuracy
 // 0.8620, dev macro-F1 0.8511" (the task's main dev score, then macro-F1 where there is one).
 std::string member_text(const nlohmann::json& m) {
-  std::string text = "seed " + m.value("seed", nlohmann::json()).dump() + ", best epoch " +
-                     m.value("best_epoch", nlohmann::json()).dump();
-  const std::pair<const char*, const char*> shown[] = {{"dev_accuracy", "dev accuracy"}, {"dev_micro_f1", "dev micro-F1"},
-                                                       {"dev_rmse", "dev RMSE"}, {"dev_macro_f1", "dev macro-F1"}};
-  bool any = false;
-  for (const auto& [key, name] : shown)
-    if (m.contains(key) && m[key].is_number()) {
-      text += std::string(", ") + name + " " + format_fixed(m[key].get<double>(), 4);
-      any = true;
-    }
-  return any ? text : text + ", no dev scores";
+  const std::string text = "seed " + m.value("seed", nlohmann::json()).dump() + ", best epoch " +
+                           m.value("best_epoch", nlohmann::json()).dump();
+  const std::vector<std::string> scores = dev_score_texts(m, 4);
+  return scores.empty() ? text + ", no dev scores" : text + ", " + joined_texts(scores);
 }
 
-// "dev macro-F1" for dev_macro_f1; other keys with their underscores as spaces.
-std::string score_name(const std::string& key) {
-  static const std::pair<const char*, const char*> names[] = {
-      {"dev_macro_f1", "dev macro-F1"}, {"dev_micro_f1", "dev micro-F1"}, {"dev_rmse", "dev RMSE"}, {"dev_mae", "dev MAE"}};
-  for (const auto& [k, name] : names)
-    if (key == k) return name;
-  std::string name = key;
-  std::replace(name.begin(), name.end(), '_', ' ');
-  return name;
-}
-
-// The trained record, read: "best epoch 4, dev accuracy 0.8660" (members, the linear
-// member and the scores of the model as it answers have rows of their own).
+// The trained record, read: "best epoch 4, dev accuracy 0.8660, dev macro-F1 0.8658"
+// (members, the linear member and the scores of the model as it answers have rows of their own).
 std::string trained_text(const nlohmann::json& t) {
   if (!t.is_object()) return t.dump();
-  std::string text;
-  const auto add = [&text](const std::string& part) { text += (text.empty() ? "" : ", ") + part; };
-  if (t.contains("best_epoch") && t["best_epoch"].is_number()) add("best epoch " + t["best_epoch"].dump());
-  for (const auto& [key, value] : t.items()) {
-    if (key == "best_epoch" || key == "members" || key == "linear_member" || key == "answers" || value.is_null())
-      continue;
-    add(score_name(key) + " " + (value.is_number_float() ? format_fixed(value.get<double>(), 4) : value.dump()));
-  }
-  return text.empty() ? "(no record)" : text;
+  std::vector<std::string> parts;
+  if (t.contains("best_epoch") && t["best_epoch"].is_number()) parts.push_back("best epoch " + t["best_epoch"].dump());
+  for (std::string& score : dev_score_texts(t)) parts.push_back(std::move(score));
+  return parts.empty() ? "(no record)" : joined_texts(parts);
 }
-
-// The trained record's rows: a single model's best epoch and dev scores (with a linear
-// member, the HAN's alone), the linear member's training, and the dev scores of the model
-// as it answers. An ensemble's members have rows of their own (ensemble_rows).
-std::vector<std::vector<std::string>> trained_rows(const nlohmann::json& trained, int members);
 
 // "best epoch 9 of 11, dev loss 0.2820, weight 0.80"
 std::string linear_member_text(const nlohmann::json& m) {

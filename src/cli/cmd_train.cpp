@@ -65,9 +65,8 @@ std::vector<std::string> with_seeds(const TrainArgs& a) {
 
 // Where a key's value came from, for messages: the last --set of it, else the config file.
 std::string key_origin(const TrainArgs& a, const std::vector<std::string>& overrides, const std::string& key) {
-  for (auto o = overrides.rbegin(); o != overrides.rend(); ++o)
-    if (o->rfind(key + "=", 0) == 0) return "--set " + *o;
-  return a.config;
+  const std::string* o = han::last_override_of(overrides, key);
+  return o ? "--set " + *o : a.config;
 }
 
 // A resumed run from a model checks that model against its config.json again. That config
@@ -374,7 +373,9 @@ void run_train(const TrainArgs& a) {
   try {
     train_command(a);
   } catch (const han::Error& e) {
-    throw han::blamed_on_override(e, a.overrides);
+    const han::Error blamed = han::blamed_on_override(e, a.overrides);
+    if (std::string(blamed.what()) == e.what()) throw;  // unchanged: as thrown, with its own type
+    throw blamed;
   }
 }
 

@@ -554,15 +554,21 @@ json override_value(const KeyInfo& info, const std::string& override_text, const
   return value;
 }
 
+const std::string* last_override_of(const std::vector<std::string>& overrides, const std::string& key) {
+  for (auto o = overrides.rbegin(); o != overrides.rend(); ++o)
+    if (o->rfind(key + "=", 0) == 0) return &*o;
+  return nullptr;
+}
+
 Error blamed_on_override(const Error& e, const std::vector<std::string>& overrides) {
   const std::string message = e.what();
-  for (auto o = overrides.rbegin(); o != overrides.rend(); ++o) {
-    const std::string key = o->substr(0, o->find('='));
-    if (key.find('.') == std::string::npos || message.rfind(key, 0) != 0) continue;
-    const char after = message.size() > key.size() ? message[key.size()] : '\0';
-    if (after == ':' || after == '.') return Error(shown_override(*o) + ": " + message, e.exit_code());
-  }
-  return e;
+  // The key the message starts with: "section.name" before a ':' or a '.' (a key inside it).
+  const std::size_t dot = message.find('.');
+  if (dot == std::string::npos) return e;
+  const std::size_t end = message.find_first_of(":.", dot + 1);
+  if (end == std::string::npos) return e;
+  const std::string* o = last_override_of(overrides, message.substr(0, end));
+  return o ? Error(shown_override(*o) + ": " + message, e.exit_code()) : e;
 }
 
 void apply_overrides(nlohmann::json& j, const std::vector<std::string>& overrides) {

@@ -57,8 +57,8 @@ std::optional<SplitScores> scores(const Predictor& predictor, const Documents& d
   return SplitScores::of(score_answers(predictor.head(), answers, docs));
 }
 
-// How stored runs were scored: 2 since multi-label variants are calibrated on dev (runs
-// stored by older rules are trained again).
+// How stored runs were scored: 2 since multi-label variants are calibrated on dev. A
+// multi-label run stored by the older rule is trained again; other tasks' scoring did not change.
 constexpr int kScoringVersion = 2;
 
 // The model a variant is scored as: its best parameters and linear member, and for
@@ -143,12 +143,13 @@ std::optional<AblationRun> run_one(const Config& cfg, const Corpus& corpus, cons
 // from another config, written before the test set appeared or went away, lacking the
 // task's scores, or scored by older rules).
 std::optional<AblationRun> stored_run(const fs::path& file, const std::string& fingerprint, bool has_test,
-                                      const AblationMetrics& metrics) {
+                                      Task task) {
+  const AblationMetrics metrics = AblationMetrics::of(task);
   if (!fs::exists(file)) return std::nullopt;
   try {
     const json stored = json::parse(read_file(file.string()));
     if (stored.value("fingerprint", "") != fingerprint) return std::nullopt;
-    if (stored.value("scoring", 1) != kScoringVersion) return std::nullopt;
+    if (task == Task::multilabel && stored.value("scoring", 1) != kScoringVersion) return std::nullopt;
     AblationRun run = AblationRun::from_json(stored.at("run"));
     if (run.test.has_value() != has_test) return std::nullopt;
     for (const SplitScores* s : {&run.dev, run.test ? &*run.test : &run.dev})
@@ -186,8 +187,7 @@ std::optional<AblationRun> load_or_train(const Config& cfg, const Corpus& corpus
   const std::string name = run_name(cfg);
   const fs::path file = runs_dir / (name + ".json");
   const std::string fingerprint = config_to_json(cfg).dump();
-  const AblationMetrics metrics = AblationMetrics::of(cfg.model.task);
-  if (std::optional<AblationRun> stored = stored_run(file, fingerprint, !corpus.test.empty(), metrics)) {
+  if (std::optional<AblationRun> stored = stored_run(file, fingerprint, !corpus.test.empty(), cfg.model.task)) {
     if (options.log) options.log("re-using " + file.string());
     return *stored;
   }
@@ -196,6 +196,9 @@ std::optional<AblationRun> load_or_train(const Config& cfg, const Corpus& corpus
   if (options.on_batch)
     train_options.on_batch = [&](const TrainProgress& p) { options.on_batch({run, runs, name, p}); };
   train_options.stop_requested = options.stop_requested;
+  // A multi-label variant is calibrated (variant_model): its linear member's weight is then
+  // chosen on calibrated blends, as han train chooses it.
+  train_options.calibrate = cfg.model.task == Task::multilabel;
   const std::optional<AblationRun> trained = run_one(cfg, corpus, probes, train_options);
   if (trained) {
     const json stored = {{"fingerprint", fingerprint}, {"scoring", kScoringVersion}, {"run", trained->to_json()}};

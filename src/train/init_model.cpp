@@ -102,15 +102,23 @@ CorpusBase corpus_base(const Classifier& parent, const Config& cfg) {
 
 const LinearMemberParams* continued_linear_member(const Classifier* parent, const Config& cfg,
                                                   const std::vector<std::string>& labels) {
-  if (!parent || !parent->linear_member() || parent->config.model.task != cfg.model.task || parent->labels != labels)
+  if (!parent || !parent->linear_member()) return nullptr;
+  if (!keeps_output_layer(*parent, cfg.model.task, labels)) {
+    spdlog::info("linear member: the parent's answers other labels or another task: this run's starts afresh");
     return nullptr;
+  }
+  spdlog::info("linear member: continues the parent's (trainer.init): its weights, trained further on this run's data");
   return parent->linear_member();
+}
+
+bool keeps_output_layer(const Classifier& parent, Task task, const std::vector<std::string>& labels) {
+  return task == parent.config.model.task && labels == parent.labels;
 }
 
 void start_from_parent(Classifier& model, const Classifier& parent) {
   const Task task = model.config.model.task;
   // The output layer answers the parent's question: kept only when the question is the same.
-  const bool same_labels = task == parent.config.model.task && model.labels == parent.labels;
+  const bool same_labels = keeps_output_layer(parent, task, model.labels);
   std::map<std::string, const Matrix*> from;
   HanParams::fields(parent.params, [&](const std::string& name, const Matrix& m) { from[name] = &m; });
   HanParams::fields(model.params, [&](const std::string& name, Matrix& m) {
@@ -132,8 +140,6 @@ void start_from_parent(Classifier& model, const Classifier& parent) {
   if (!parent.more_members.empty())
     spdlog::info("init: {} is an ensemble of {}: the run starts from its first member (seed {}), not the others",
                  parent_path, parent.more_members.size() + 1, parent.config.trainer.seed);
-  if (parent.linear_member() && !same_labels)
-    spdlog::info("init: the parent's linear member answers other labels: a linear member of this run starts afresh");
   if (task != parent.config.model.task)
     spdlog::info("init: starting from {}, a {} model, for model.task {}: a fresh output layer, every other layer kept",
                  parent_path, std::string(to_string(parent.config.model.task)), std::string(to_string(task)));

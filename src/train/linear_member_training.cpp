@@ -115,7 +115,6 @@ LinearMemberResult train_linear_member(const Config& cfg, const Corpus& corpus, 
                                             head_outputs(cfg.model.task, corpus.labels.size()));
   if (cfg.model.task == Task::multilabel) start_at_label_rates(p.b, label_rates(corpus));
   if (from) {
-    spdlog::info("linear member: continues the parent's (trainer.init): its weights, trained further on this run's data");
     HAN_ASSERT(from->W.rows() == p.W.rows() && from->W.cols() <= p.W.cols());
     p.W.leftCols(from->W.cols()) = from->W;
     p.b = from->b;

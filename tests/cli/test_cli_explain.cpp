@@ -123,8 +123,9 @@ TEST_CASE("predict --explain gives the linear member's share, each part's answer
     CHECK((word == "<unk>" || read.find(" " + word + " ") != std::string::npos));
     if (i > 0) CHECK(std::fabs(words[i - 1][1].get<double>()) >= std::fabs(words[i][1].get<double>()));
   }
-  // On a review this negative, the member's strongest word for "neg" is one of its negative words.
-  if (row["label"] == "neg") CHECK(words[0][1].get<double>() > 0);
+  // On a review this negative, the answer is "neg" and the member's strongest word weighs for it.
+  REQUIRE(row["label"] == "neg");
+  CHECK(words[0][1].get<double>() > 0);
 }
 
 TEST_CASE("predict --format html shows the linear member's part beside the attention", "[cli][predict][explain][linear_member]") {

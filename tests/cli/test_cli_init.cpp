@@ -269,6 +269,14 @@ TEST_CASE("train --init continues the parent's linear member: the child learns s
   const double d_child = accuracy(child, dir.file("d_test.jsonl"));
   INFO("slice A test: parent " << a_parent << ", child " << a_child << "; slice D test: child " << d_child);
   CHECK(d_child > 0.9);
+  // Slice D never shows A's cue words: their member weights get no gradient and stay the parent's.
+  const han::Classifier p = han::load_classifier(parent), c = han::load_classifier(child);
+  for (const char* word : {"good", "bad"}) {
+    const std::int32_t id = p.vocab.id(word);
+    REQUIRE(id > han::Vocab::kUnk);
+    CHECK(p.linear.W.col(id).cwiseAbs().maxCoeff() > 0);
+    CHECK(c.linear.W.col(id) == p.linear.W.col(id));
+  }
   // A fresh member, trained on D alone, knows nothing of A's cues: the child then scored
   // 0.47 on A's test part (chance); the continued member keeps them. A's test documents
   // carry D's cues as noise, which pulls the child's answers away from A's (hence not 0.9).

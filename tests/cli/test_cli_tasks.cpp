@@ -76,11 +76,10 @@ json variant_of(const json& ablation, const std::string& mask) {
   return nullptr;
 }
 
-// han train on the same config as the ablation's renorm run of seed 1 (its metrics.jsonl
-// is in `output`), uncalibrated and without the linear member as the ablation's models are.
-// han train's run of the renorm variant's first seed. A multi-label variant is calibrated on
-// dev as han train calibrates (its thresholds tuned), other tasks' are not (a temperature
-// changes no single-label answer).
+// han train on the same config as the ablation's renorm run of seed 1 (its metrics.jsonl is
+// in `output`), without the linear member as the ablation's models are. A multi-label
+// variant is calibrated on dev as han train calibrates (`calibrate`: its thresholds tuned);
+// other tasks' are not (a temperature changes no single-label answer).
 json renorm_run(const std::string& config, const std::string& output, bool calibrate = false) {
   const RunResult r = run(han_cmd("train --quiet --config " + config + " --output " + output +
                                   " --set trainer.epochs=3 --set model.mask=renorm --set batching.strategy=bucket"

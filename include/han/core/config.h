@@ -188,6 +188,9 @@ Config config_from_given(nlohmann::json j, const std::vector<std::string>& overr
 // to a JSON config before it is parsed; unknown key paths are errors.
 void apply_overrides(nlohmann::json& j, const std::vector<std::string>& overrides);
 
+// The last of `overrides` that sets `key` ("key=value"), or null when none does.
+const std::string* last_override_of(const std::vector<std::string>& overrides, const std::string& key);
+
 // An error about a key found after the config was read (its message starts with the key's
 // path: `loss.class_weights: "zzz" is not one of ...`), blamed on the last override that set
 // the key, as errors found while reading are; any other error unchanged.

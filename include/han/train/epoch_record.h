@@ -11,7 +11,8 @@ namespace han {
 struct EpochRecord {
   int epoch = 0;
   double train_loss = 0;
-  double dev_accuracy = 0, dev_macro_f1 = 0, dev_loss = 0;  // NaN when there is no dev set (or the task has none)
+  // NaN when there is no dev set or the task has none (the trainer and of_dev set them so).
+  double dev_accuracy = 0, dev_macro_f1 = 0, dev_loss = 0;
   std::map<std::string, double> dev_more;  // the task's other dev scores by name (micro_f1, rmse, ...)
   double seconds = 0;
   double docs_per_second = 0, tokens_per_second = 0;  // real tokens

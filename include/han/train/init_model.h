@@ -35,6 +35,10 @@ CorpusBase corpus_base(const Classifier& parent, const Config& cfg);
 // too). Logs which.
 void start_from_parent(Classifier& model, const Classifier& parent);
 
+// Whether a run of `task` over `labels` keeps the parent's output layer (and linear member):
+// the same question, asked the same way.
+bool keeps_output_layer(const Classifier& parent, Task task, const std::vector<std::string>& labels);
+
 // The linear member a run from `parent` continues: the parent's, when it has one and the
 // run keeps its task and labels (as the output layer is kept); else null (a fresh member).
 const LinearMemberParams* continued_linear_member(const Classifier* parent, const Config& cfg,
