@@ -286,8 +286,8 @@ TEST_CASE("regression: a tiny rating set learned end to end, and predict prints 
   CHECK_THAT(info_text, Catch::Matches("(.|\\n)*\\ntask +regression \\(target mean (.|\\n)*"));
   CHECK_THAT(info_text, !Catch::Contains("labels ("));  // it answers a number
   // The dev RMSE of the model as it answers (the HAN and its linear member): the summary's.
-  CHECK_THAT(info_text, Catch::Contains("dev RMSE " + han::format_fixed(summary["dev_rmse"].get<double>(), 4) +
-                                        ", dev rounded accuracy"));
+  CHECK_THAT(info_text, Catch::Contains("\ndev, as it answers   dev RMSE " +
+                                        han::format_fixed(summary["dev_rmse"].get<double>(), 4) + ", dev MAE "));
   CHECK(info["trained"]["answers"]["dev_rmse"].get<double>() == Approx(summary["dev_rmse"].get<double>()));
   // One unit for every loss: the training loss's, on targets standardised by the training
   // set's sd. Dev and test losses are the squared error in those units, for the HAN alone
