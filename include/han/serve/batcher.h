@@ -1,0 +1,72 @@
+#pragma once
+// Dynamic batching: request threads hand in their documents and wait; one thread, the
+// only caller of the models' predictors, gathers the documents waiting into one forward
+// pass of up to max_batch documents. It waits up to max_wait for more while other
+// requests are still on their way in, and not at all when every request in the server
+// is already waiting (a lone client pays no wait). Each document is answered as if alone:
+// padding is masked, so its column is the same in any batch.
+#include <chrono>
+#include <condition_variable>
+#include <cstddef>
+#include <deque>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "han/serve/served_model.h"
+
+namespace han::serve {
+
+struct BatcherOptions {
+  std::size_t max_batch = 64;
+  std::chrono::microseconds max_wait{5000};
+};
+
+// The documents of one request and, once answered, their answers.
+struct Job {
+  std::shared_ptr<const ServedModel> model;  // the one that encoded the documents
+  std::vector<Document> docs;
+  bool explain = false;
+  Matrix probs;                           // (classes, docs)
+  std::vector<Explanation> explanations;  // explain only
+};
+
+class Batcher {
+ public:
+  // `on_batch(size, seconds)`: called after every forward pass (for the metrics).
+  Batcher(BatcherOptions options, std::function<void(std::size_t, double)> on_batch);
+  ~Batcher();  // stop()
+  Batcher(const Batcher&) = delete;
+  Batcher& operator=(const Batcher&) = delete;
+
+  // A request is being read: the batcher waits for its documents (see the top) until
+  // answer() or not_coming() (a request refused after all).
+  void arriving();
+  void not_coming();
+  // Answers the job's documents (after arriving()); blocks until they are. Rethrows what
+  // the forward pass threw.
+  void answer(Job& job);
+  // Answers what is waiting, then ends the thread. Later answer() calls throw.
+  void stop();
+
+ private:
+  struct Waiting;  // a job in the queue
+  void run();
+  std::vector<Waiting*> next_batch(std::unique_lock<std::mutex>& lock);
+  void forward(const std::vector<Waiting*>& batch);
+
+  BatcherOptions options_;
+  std::function<void(std::size_t, double)> on_batch_;
+  std::mutex mutex_;
+  std::condition_variable work_;  // documents came, or stop
+  std::deque<Waiting*> queue_;
+  std::size_t queued_docs_ = 0;
+  std::size_t arriving_ = 0;  // requests read but not queued yet
+  bool stopping_ = false;
+  std::thread thread_;  // last: it uses the members above
+};
+
+}  // namespace han::serve
