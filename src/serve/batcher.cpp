@@ -83,59 +83,68 @@ std::vector<Batcher::Waiting*> Batcher::next_batch(std::unique_lock<std::mutex>&
   return batch;
 }
 
-void Batcher::forward(const std::vector<Waiting*>& batch) {
-  // Which documents of each job go in: (job, first, count); a large job spans batches.
-  std::vector<std::size_t> first, count;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    std::size_t room = options_.max_batch;
-    for (Waiting* w : batch) {
-      const std::size_t n = std::min(w->job->docs.size() - w->next, room);
-      first.push_back(w->next);
-      count.push_back(n);
-      w->next += n;
-      room -= n;
-      queued_docs_ -= n;
-      if (w->next == w->job->docs.size()) queue_.erase(std::find(queue_.begin(), queue_.end(), w));
-    }
+// Takes the batch's documents off the queue: (first, count) of each job's; a large job
+// spans batches.
+std::vector<std::pair<std::size_t, std::size_t>> Batcher::take(const std::vector<Waiting*>& batch) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::vector<std::pair<std::size_t, std::size_t>> parts;
+  std::size_t room = options_.max_batch;
+  for (Waiting* w : batch) {
+    const std::size_t n = std::min(w->job->docs.size() - w->next, room);
+    parts.emplace_back(w->next, n);
+    w->next += n;
+    room -= n;
+    queued_docs_ -= n;
+    if (w->next == w->job->docs.size()) queue_.erase(std::find(queue_.begin(), queue_.end(), w));
   }
+  return parts;
+}
+
+void Batcher::forward(const std::vector<Waiting*>& batch) {
+  const std::vector<std::pair<std::size_t, std::size_t>> parts = take(batch);
   const ServedModel& model = *batch.front()->job->model;
   Documents docs(model.classifier.vocab.size());
   bool explain = false;
   for (std::size_t b = 0; b < batch.size(); ++b) {
-    for (std::size_t i = 0; i < count[b]; ++i) docs.push_back(batch[b]->job->docs[first[b] + i]);
+    for (std::size_t i = 0; i < parts[b].second; ++i) docs.push_back(batch[b]->job->docs[parts[b].first + i]);
     explain = explain || batch[b]->job->explain;
   }
-  std::vector<Explanation> explanations;
-  std::exception_ptr error;
-  Matrix probs;
+  Answers answers;
   const auto start = std::chrono::steady_clock::now();
   try {
-    probs = model.predictor.predict(docs, static_cast<Index>(docs.size()), explain ? &explanations : nullptr);
+    answers.probs = model.predictor.predict(docs, static_cast<Index>(docs.size()), explain ? &answers.explanations : nullptr);
   } catch (...) {
-    error = std::current_exception();
+    answers.error = std::current_exception();
   }
   on_batch_(docs.size(), std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  deliver(batch, parts, answers);
+}
+
+// Hands each job its columns (or the error) and wakes the jobs that are complete.
+void Batcher::deliver(const std::vector<Waiting*>& batch, const std::vector<std::pair<std::size_t, std::size_t>>& parts,
+                      Answers& answers) {
   std::lock_guard<std::mutex> lock(mutex_);
   Index column = 0;
   for (std::size_t b = 0; b < batch.size(); ++b) {
-    Job& job = *batch[b]->job;
-    if (error) {
-      batch[b]->error = error;
-      if (batch[b]->next < job.docs.size()) {  // the rest of its documents are not run
-        queue_.erase(std::find(queue_.begin(), queue_.end(), batch[b]));
-        queued_docs_ -= job.docs.size() - batch[b]->next;
+    Waiting& w = *batch[b];
+    Job& job = *w.job;
+    const auto [first, count] = parts[b];
+    if (answers.error) {
+      w.error = answers.error;
+      if (w.next < job.docs.size()) {  // the rest of its documents are not run
+        queue_.erase(std::find(queue_.begin(), queue_.end(), &w));
+        queued_docs_ -= job.docs.size() - w.next;
       }
     } else {
-      if (job.probs.size() == 0) job.probs.resize(probs.rows(), static_cast<Index>(job.docs.size()));
+      if (job.probs.size() == 0) job.probs.resize(answers.probs.rows(), static_cast<Index>(job.docs.size()));
       if (job.explain) job.explanations.resize(job.docs.size());
-      for (std::size_t i = 0; i < count[b]; ++i, ++column) {
-        job.probs.col(static_cast<Index>(first[b] + i)) = probs.col(column);
-        if (job.explain) job.explanations[first[b] + i] = std::move(explanations[static_cast<std::size_t>(column)]);
+      for (std::size_t i = 0; i < count; ++i, ++column) {
+        job.probs.col(static_cast<Index>(first + i)) = answers.probs.col(column);
+        if (job.explain) job.explanations[first + i] = std::move(answers.explanations[static_cast<std::size_t>(column)]);
       }
-      batch[b]->answered += count[b];
+      w.answered += count;
     }
-    batch[b]->done.notify_one();
+    w.done.notify_one();
   }
 }
 

@@ -14,6 +14,7 @@
 #include <memory>
 #include <mutex>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "han/serve/served_model.h"
@@ -54,9 +55,17 @@ class Batcher {
 
  private:
   struct Waiting;  // a job in the queue
+  struct Answers {  // of one forward pass
+    Matrix probs;
+    std::vector<Explanation> explanations;
+    std::exception_ptr error;
+  };
   void run();
   std::vector<Waiting*> next_batch(std::unique_lock<std::mutex>& lock);
+  std::vector<std::pair<std::size_t, std::size_t>> take(const std::vector<Waiting*>& batch);
   void forward(const std::vector<Waiting*>& batch);
+  void deliver(const std::vector<Waiting*>& batch, const std::vector<std::pair<std::size_t, std::size_t>>& parts,
+               Answers& answers);
 
   BatcherOptions options_;
   std::function<void(std::size_t, double)> on_batch_;
