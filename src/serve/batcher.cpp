@@ -24,6 +24,7 @@ Batcher::~Batcher() { stop(); }
 void Batcher::arriving() {
   std::lock_guard<std::mutex> lock(mutex_);
   ++arriving_;
+  recent_peak_.note(arriving_ + queue_.size() + in_pass_);
 }
 
 void Batcher::not_coming() {
@@ -64,6 +65,7 @@ void Batcher::run() {
     lock.unlock();
     forward(batch);
     lock.lock();
+    in_pass_ = 0;
   }
 }
 
@@ -71,7 +73,10 @@ void Batcher::run() {
 // documents, all of the first job's model, from the front of the queue.
 std::vector<Batcher::Waiting*> Batcher::next_batch(std::unique_lock<std::mutex>& lock) {
   const auto deadline = std::chrono::steady_clock::now() + options_.max_wait;
-  work_.wait_until(lock, deadline, [&] { return stopping_ || arriving_ == 0 || queued_docs_ >= options_.max_batch; });
+  work_.wait_until(lock, deadline, [&] {
+    return stopping_ || queued_docs_ >= options_.max_batch ||
+           (arriving_ == 0 && queue_.size() >= recent_peak_.requests);
+  });
   std::vector<Waiting*> batch;
   std::size_t docs = 0;
   const ServedModel* model = queue_.front()->job->model.get();
@@ -80,7 +85,17 @@ std::vector<Batcher::Waiting*> Batcher::next_batch(std::unique_lock<std::mutex>&
     batch.push_back(w);
     docs += std::min(w->job->docs.size() - w->next, options_.max_batch - docs);
   }
+  in_pass_ = batch.size();
   return batch;
+}
+
+void Batcher::Peak::note(std::size_t in_server) {
+  const auto now = std::chrono::steady_clock::now();
+  if (now - since > kPeakMemory) {  // clients come and go: forget an old peak
+    requests = 1;
+    since = now;
+  }
+  requests = std::max(requests, in_server);
 }
 
 // Takes the batch's documents off the queue: (first, count) of each job's; a large job

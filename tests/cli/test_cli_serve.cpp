@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <catch2/catch.hpp>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -69,6 +70,17 @@ std::vector<std::string> rows_of_list(const std::string& body) {
   return rows;
 }
 
+// Two rows with the same labels in the same order and probabilities within float rounding.
+bool same_answer(const std::string& a, const std::string& b) {
+  const json x = json::parse(a), y = json::parse(b);
+  if (x["label"] != y["label"] || x["top_k"].size() != y["top_k"].size()) return false;
+  for (std::size_t k = 0; k < x["top_k"].size(); ++k)
+    if (x["top_k"][k]["label"] != y["top_k"][k]["label"] ||
+        std::abs(x["top_k"][k]["probability"].get<double>() - y["top_k"][k]["probability"].get<double>()) > 1e-6)
+      return false;
+  return true;
+}
+
 }  // namespace
 
 TEST_CASE("serve answers /v1/predict as han predict --format json answers, byte for byte", "[cli][serve]") {
@@ -112,7 +124,7 @@ TEST_CASE("serve answers /v1/explain as predict --explain and /v1/model as han i
   CHECK(server.stop() == 0);
 }
 
-TEST_CASE("serve answers concurrent requests batched exactly as it answers each alone", "[cli][serve]") {
+TEST_CASE("serve answers concurrent requests batched as it answers each alone", "[cli][serve]") {
   const CliFixture& f = cli_fixture();
   const std::vector<std::string> texts = test_texts(24);
   ServeProcess server({"-m", f.model, "--max-batch", "16", "--max-wait-ms", "50"});
@@ -136,7 +148,12 @@ TEST_CASE("serve answers concurrent requests batched exactly as it answers each 
     });
   for (std::thread& t : clients) t.join();
   CHECK(failed == 0);
-  CHECK(together == alone);
+  // Passes of other sizes may sum the matrix products in another order (as han predict's
+  // batches of another --batch-size do): the same labels, probabilities to the last bits.
+  for (std::size_t i = 0; i < texts.size(); ++i) {
+    INFO("text " << i << ": " << together[i] << " alone: " << alone[i]);
+    CHECK(same_answer(together[i], alone[i]));
+  }
   const auto metrics = c->Get("/metrics");
   REQUIRE(metrics);
   CHECK(metrics->body.find("han_batch_size_bucket{le=\"16\"}") != std::string::npos);
@@ -178,6 +195,21 @@ std::string case_body(const json& k) {
   }();
   for (char32_t cp : wide) bytes += static_cast<char>(cp);
   return bytes;
+}
+
+// Everything the server sends until it closes the connection (30 s at most).
+std::string read_until_closed(int fd) {
+  std::string out;
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (std::chrono::steady_clock::now() < until) {
+    pollfd p{fd, POLLIN, 0};
+    if (::poll(&p, 1, 1000) != 1) continue;
+    char buf[65536];
+    const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+    if (n <= 0) break;
+    out.append(buf, static_cast<std::size_t>(n));
+  }
+  return out;
 }
 
 // What the server sends next on a raw connection (waits up to 30 s for it).
@@ -285,7 +317,7 @@ TEST_CASE("serve finishes the requests in flight on SIGTERM and exits 0", "[cli]
   server.signal(SIGTERM);
   REQUIRE(server.wait_for_log("finishing the requests in flight"));
   REQUIRE(::send(fd, body.data(), body.size(), 0) == static_cast<ssize_t>(body.size()));
-  const std::string reply = read_reply(fd);
+  const std::string reply = read_until_closed(fd);  // the answer, then the close: the server is stopping
   ::close(fd);
   CHECK(reply.find("HTTP/1.1 200") == 0);
   CHECK(reply.find("\"label\"") != std::string::npos);

@@ -1,10 +1,12 @@
 #pragma once
 // Dynamic batching: request threads hand in their documents and wait; one thread, the
 // only caller of the models' predictors, gathers the documents waiting into one forward
-// pass of up to max_batch documents. It waits up to max_wait for more while other
-// requests are still on their way in, and not at all when every request in the server
-// is already waiting (a lone client pays no wait). Each document is answered as if alone:
-// padding is masked, so its column is the same in any batch.
+// pass of up to max_batch documents. A pass starts when max_batch documents wait, or
+// when none is being read and as many requests wait as the most that were in the server
+// at once in the last second (about as many as there are clients), or after max_wait: a
+// lone client pays no wait, and 64 clients fill passes of 64. Padding is masked, so a document
+// gets the same answer in any batch, to float rounding (the matrix products of passes of
+// other sizes may sum in another order, as han predict's batches do).
 #include <chrono>
 #include <condition_variable>
 #include <cstddef>
@@ -74,6 +76,15 @@ class Batcher {
   std::deque<Waiting*> queue_;
   std::size_t queued_docs_ = 0;
   std::size_t arriving_ = 0;  // requests read but not queued yet
+  std::size_t in_pass_ = 0;   // requests in the forward pass running
+  // The most requests in the server at once lately (read, queued or in the pass): about
+  // how many clients ask at once.
+  struct Peak {
+    static constexpr std::chrono::seconds kPeakMemory{1};
+    std::size_t requests = 1;
+    std::chrono::steady_clock::time_point since{};
+    void note(std::size_t in_server);
+  } recent_peak_;
   bool stopping_ = false;
   std::thread thread_;  // last: it uses the members above
 };
