@@ -18,12 +18,18 @@ jq -r '.text | gsub("[\\r\\n]"; " ")' "$data" > "$work/texts.txt"
 jq -c '{text: (.text | gsub("[\\r\\n]"; " "))}' "$data" > "$work/bodies.jsonl"
 docs=$(wc -l < "$work/texts.txt")
 
-# han predict on stdin: the same documents, repeated until it runs about as long as a level.
+# han predict on stdin: the same documents, ten times over. It runs before the server's
+# levels (the ratios use that run) and again after them, to show how far the machine's
+# load moved meanwhile.
 for _ in $(seq 10); do cat "$work/texts.txt"; done > "$work/texts10.txt"
-start=$(date +%s.%N)
-"$han" predict -m "$model" --format json < "$work/texts10.txt" > /dev/null
-predict_rate=$(awk -v n="$((docs * 10))" -v a="$start" -v b="$(date +%s.%N)" 'BEGIN {print n / (b - a)}')
-printf 'han predict (stdin, %d documents): %.0f documents/s\n' "$((docs * 10))" "$predict_rate"
+predict_rate() {
+  local start
+  start=$(date +%s.%N)
+  "$han" predict -m "$model" --format json < "$work/texts10.txt" > /dev/null
+  awk -v n="$((docs * 10))" -v a="$start" -v b="$(date +%s.%N)" 'BEGIN {print n / (b - a)}'
+}
+predict_before=$(predict_rate)
+printf 'han predict (stdin, %d documents): %.0f documents/s\n' "$((docs * 10))" "$predict_before"
 
 "$han" serve -m "$model" --port 0 2> "$work/serve.log" &
 server=$!
@@ -38,6 +44,7 @@ request = function()
   return wrk.format("POST", "/v1/predict", {["Content-Type"] = "application/json"}, bodies[i])
 end
 LUA
+predict_rate=$predict_before
 printf '%-8s %12s %9s %10s %10s %8s\n' clients documents/s "/predict" "p50 ms" "p99 ms" errors
 # The last level runs 64 clients again while the model is reloaded (SIGHUP) every half second.
 for clients in 1 8 64 "64+reload"; do
@@ -56,4 +63,6 @@ for clients in 1 8 64 "64+reload"; do
   [ -n "$reloading" ] && { wait "$reloading"; clients="64+reload"; }
   printf '%-8s %12.0f %9.2f %10.1f %10.1f %8d\n' "$clients" "$rate" "$(awk -v a="$rate" -v b="$predict_rate" 'BEGIN {print a / b}')" "$(ms 50%)" "$(ms 99%)" "$errors"
 done
+predict_after=$(predict_rate)
+printf 'han predict again, after: %.0f documents/s (the ratios above use the run before)\n' "$predict_after"
 curl -s "http://127.0.0.1:$port/metrics" | grep -E '^han_(documents_total|batch_size_(sum|count)|model_reloads_total)' || true

@@ -65,7 +65,6 @@ void Batcher::run() {
     lock.unlock();
     forward(batch);
     lock.lock();
-    in_pass_ = 0;
   }
 }
 
@@ -139,6 +138,7 @@ void Batcher::forward(const std::vector<Waiting*>& batch) {
 void Batcher::deliver(const std::vector<Waiting*>& batch, const std::vector<std::pair<std::size_t, std::size_t>>& parts,
                       Answers& answers) {
   std::lock_guard<std::mutex> lock(mutex_);
+  in_pass_ = 0;  // before any answer goes out: a client's next request must not count it
   Index column = 0;
   for (std::size_t b = 0; b < batch.size(); ++b) {
     Waiting& w = *batch[b];
