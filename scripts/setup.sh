@@ -2,14 +2,17 @@
 # Installs han's build tools and libraries on Debian 12. Idempotent and non-interactive.
 set -euo pipefail
 # --fuzz: also clang and its sanitizer/libFuzzer runtimes, for scripts/fuzz.sh.
+# --bench: also wrk, the HTTP load generator of scripts/bench_serve.sh.
 packages=(build-essential cmake libeigen3-dev libcli11-dev nlohmann-json3-dev libspdlog-dev libutf8proc-dev zlib1g-dev libxxhash-dev catch2
           libopenmpi-dev openmpi-bin  # MPI: distributed training (mpirun -np N han train)
-          jq parallel  # the examples in the README and docs/ (their test runs them)
+          libcpp-httplib-dev pkg-config  # han serve's HTTP (found through its pkg-config file)
+          jq parallel curl  # the examples in the README and docs/ (their test runs them)
           time)  # /usr/bin/time: the bad-input test measures peak memory with it
 for arg in "$@"; do
   case "$arg" in
     --fuzz) packages+=(clang-14 libclang-rt-14-dev) ;;
-    *) echo "setup.sh: unknown option $arg (known: --fuzz)" >&2; exit 2 ;;
+    --bench) packages+=(wrk) ;;
+    *) echo "setup.sh: unknown option $arg (known: --fuzz, --bench)" >&2; exit 2 ;;
   esac
 done
 missing=()

@@ -14,6 +14,7 @@
 #include "han/infer/model_file.h"
 #include "han/nn/parameters.h"
 #include "logging.h"
+#include "model_info.h"
 
 namespace han::cli {
 namespace {
@@ -147,9 +148,6 @@ std::string parameters_note(int members, const WeightedLinearMember& linear) {
   return linear.params ? " (with " + weighing + ")" : "";
 }
 
-// model.bag, model.linear_member: the words shown per answer, strongest first.
-constexpr std::size_t kBagWordsShown = 8;
-
 // "refund 1.32, remove 1.20, ..."
 std::string leaning_text(const BagLeaning& b) {
   std::string out;
@@ -161,29 +159,14 @@ void run_info(InfoArgs& a) {
   a.model = model_file_in(a.model);  // a run folder: its model.han, named as such
   nlohmann::json header;
   const Classifier c = load_classifier(a.model, nullptr, &header);  // validates the whole file
-  const int members = c.config.trainer.ensemble;
-  const LinearMemberParams* linear = c.linear_member();
-  const Index parameters = parameter_count(c.params) * members + (linear ? linear->W.size() + linear->b.size() : 0);
-  nlohmann::json info = {{"model", a.model},
-                         {"format_version", c.format_version},
-                         {"task", to_string(c.head.task)},
-                         {"labels", c.labels},
-                         {"vocabulary_size", c.vocab.size()},
-                         {"parameters", parameters},
-                         {"ensemble", members},
-                         {"config", config_to_json(c.config)}};
-  if (header.contains("trained")) info["trained"] = header["trained"];
-  if (header.contains("calibration")) info["calibration"] = header["calibration"];
-  if (head_has_section(c.head)) info["head"] = head_to_json(c.head);
-  const bool thresholds = c.head.task == Task::multilabel && c.head.thresholds.size() == c.labels.size();
-  for (std::size_t k = 0; thresholds && k < c.labels.size(); ++k) info["thresholds"][c.labels[k]] = c.head.thresholds[k];
-  if (!c.config.trainer.init.empty()) info["parent"] = c.config.trainer.init;  // the model it was trained from
-  const std::vector<BagLeaning> bag = bag_top_words(c, kBagWordsShown);
-  for (const BagLeaning& b : bag) info["bag_words"].push_back({{"answer", b.answer}, {"words", b.words}});
+  const nlohmann::json info = model_info_json(a.model, c, header);
   if (a.json) {
     std::printf("%s\n", info.dump().c_str());
     return;
   }
+  const int members = c.config.trainer.ensemble;
+  const Index parameters = model_parameters(c);
+  const bool thresholds = c.head.task == Task::multilabel && c.head.thresholds.size() == c.labels.size();
   std::string labels;
   for (std::size_t i = 0; i < c.labels.size(); ++i) labels += (i ? ", " : "") + c.labels[i];
   std::vector<std::vector<std::string>> rows = {
@@ -211,7 +194,7 @@ void run_info(InfoArgs& a) {
   if (header.contains("calibration") && header["calibration"].is_object())
     rows.push_back({"calibration", dev_calibration_text(header["calibration"])});
   if (!c.config.trainer.init.empty()) rows.push_back({"parent model", c.config.trainer.init});
-  for (const BagLeaning& b : bag) rows.push_back({"bag words: " + b.answer, leaning_text(b)});
+  for (const BagLeaning& b : bag_top_words(c, kBagWordsShown)) rows.push_back({"bag words: " + b.answer, leaning_text(b)});
   std::fputs(text_table(rows, "   ").c_str(), stdout);
   std::printf("config\n%s\n", config_to_json(c.config).dump(2).c_str());
 }

@@ -18,5 +18,6 @@ void add_info_command(CLI::App& app);
 void add_ablate_command(CLI::App& app);
 void add_embed_command(CLI::App& app);
 void add_prepare_command(CLI::App& app);
+void add_serve_command(CLI::App& app);
 
 }  // namespace han::cli

@@ -245,6 +245,7 @@ int main(int raw_argc, char** raw_argv) {
   han::cli::add_ablate_command(app);
   han::cli::add_embed_command(app);
   han::cli::add_prepare_command(app);
+  han::cli::add_serve_command(app);
   // Set after the verbs, which would otherwise inherit it.
   app.footer("Also: han help config [KEY] (the configuration keys), han --man (the manual page),\n"
              "han --completion bash|fish|zsh (shell completion).");

@@ -109,12 +109,15 @@ han::Error write_error() { return han::Error(std::string("cannot write output: "
 
 }  // namespace
 
-PredictOutput::PredictOutput(RowLayout layout, const Classifier& classifier, std::string model_path)
-    : layout_(std::move(layout)), classifier_(classifier), model_path_(std::move(model_path)) {
+PredictRows::PredictRows(RowLayout layout, const Classifier& classifier)
+    : layout_(std::move(layout)), classifier_(classifier) {
   layout_.top_k = std::min(layout_.top_k, classifier_.labels.size());
   thresholds_ = classifier_.head.thresholds;
   if (layout_.threshold >= 0) thresholds_.assign(thresholds_.size(), layout_.threshold);
 }
+
+PredictOutput::PredictOutput(RowLayout layout, const Classifier& classifier, std::string model_path)
+    : rows_(std::move(layout), classifier), classifier_(classifier), model_path_(std::move(model_path)) {}
 
 void PredictOutput::write(std::vector<PredictItem>& items, const Matrix& probs, std::vector<Explanation>& explanations) {
   Index answered = 0;
@@ -123,17 +126,17 @@ void PredictOutput::write(std::vector<PredictItem>& items, const Matrix& probs, 
     TopK top;
     Explanation& explanation = item.error.empty() ? explanations[static_cast<std::size_t>(answered)] : none;
     if (item.error.empty()) {
-      top = answer(probs.col(answered++));
-      explain_answered(explanation.member, top);
+      top = rows_.answer(probs.col(answered++));
+      rows_.explain_answered(explanation.member, top);
     }
-    if (layout_.format == "html") add_html_section(item, top, explanation);
-    else emit(layout_.format == "json" ? json_row(item, top, explanation) : tsv_row(item, top));
+    if (rows_.layout().format == "html") add_html_section(item, top, explanation);
+    else emit(rows_.layout().format == "json" ? rows_.json_row(item, top, explanation) : rows_.tsv_row(item, top));
   }
   if (std::fflush(stdout) != 0) throw write_error();
 }
 
 void PredictOutput::finish() {
-  if (layout_.format == "html") {
+  if (rows_.layout().format == "html") {
     const std::string page = html_page("han predictions: " + model_path_,
                                        attention_css(),
                                        "<h1>han predictions</h1><p class=\"legend\">model " + html_escape(model_path_) +
@@ -145,7 +148,7 @@ void PredictOutput::finish() {
   if (std::fflush(stdout) != 0 || std::ferror(stdout)) throw write_error();
 }
 
-PredictOutput::TopK PredictOutput::top_k(const Eigen::Ref<const Vector>& p) const {
+PredictRows::TopK PredictRows::top_k(const Eigen::Ref<const Vector>& p) const {
   std::vector<Index> order(p.size());
   std::iota(order.begin(), order.end(), 0);
   const std::size_t k = std::min(layout_.top_k, order.size());
@@ -156,7 +159,7 @@ PredictOutput::TopK PredictOutput::top_k(const Eigen::Ref<const Vector>& p) cons
   return out;
 }
 
-PredictOutput::TopK PredictOutput::answer(const Eigen::Ref<const Vector>& p) const {
+PredictRows::TopK PredictRows::answer(const Eigen::Ref<const Vector>& p) const {
   if (task() == Task::regression) return {{"", p(0)}};
   if (task() == Task::single) return top_k(p);
   std::vector<Index> answered = answered_labels(p, thresholds_);  // the most probable first
@@ -166,27 +169,25 @@ PredictOutput::TopK PredictOutput::answer(const Eigen::Ref<const Vector>& p) con
   return out;
 }
 
-// A multi-label row answers the labels over their thresholds, which need not include the
-// most probable: the member's side then explains the first label the row answers.
-void PredictOutput::explain_answered(MemberExplanation& member, const TopK& top) const {
+void PredictRows::explain_answered(MemberExplanation& member, const TopK& top) const {
   if (!member.present() || task() != Task::multilabel || top.empty()) return;
   const auto at = std::find(classifier_.labels.begin(), classifier_.labels.end(), top[0].first);
   const Index label = static_cast<Index>(at - classifier_.labels.begin());
   if (label != member.label) explain_label(member, classifier_.linear, label, 1.0);
 }
 
-bool PredictOutput::abstains(const TopK& top) const {
+bool PredictRows::abstains(const TopK& top) const {
   return task() == Task::single && layout_.threshold >= 0 && !top.empty() && han::abstains(top[0].second, layout_.threshold);
 }
 
-std::string PredictOutput::first_label(const TopK& top) const {
+std::string PredictRows::first_label(const TopK& top) const {
   return abstains(top) ? layout_.abstain_label : top[0].first;
 }
 
 // The answer's tsv fields: [answer] label1 prob1 ... labelK probK (single; the answer with
 // --threshold); the labels and their
 // probabilities, each joined by data.label_separator (multilabel); the number (regression).
-std::vector<std::string> PredictOutput::answer_fields(const TopK& top) const {
+std::vector<std::string> PredictRows::answer_fields(const TopK& top) const {
   std::vector<std::string> fields;
   if (task() == Task::regression) return {top.empty() ? "" : format_fixed(top[0].second, 4)};
   if (task() == Task::multilabel) {
@@ -210,7 +211,7 @@ std::vector<std::string> PredictOutput::answer_fields(const TopK& top) const {
 
 // [path] answer [gold] [error]: the same fields on every row, empty where a row has
 // nothing to say (an error row has no labels).
-std::string PredictOutput::tsv_row(const PredictItem& item, const TopK& top) const {
+std::string PredictRows::tsv_row(const PredictItem& item, const TopK& top) const {
   std::vector<std::string> fields;
   if (layout_.path) fields.push_back(tsv_field(item.path));
   for (std::string& f : answer_fields(top)) fields.push_back(tsv_field(std::move(f)));
@@ -221,13 +222,14 @@ std::string PredictOutput::tsv_row(const PredictItem& item, const TopK& top) con
   return row;
 }
 
-std::string PredictOutput::json_row(const PredictItem& item, const TopK& top, const Explanation& explanation) const {
+nlohmann::ordered_json PredictRows::json_object(const PredictItem& item, const TopK& top,
+                                                const Explanation& explanation) const {
   nlohmann::ordered_json j;  // keys in reading order: path, id, label, probability, ...
   if (layout_.path) j["path"] = item.path;
   if (!item.id.is_null()) j["id"] = item.id;
   if (!item.error.empty()) {
     j["error"] = item.error;
-    return dump_one_line(j);
+    return j;
   }
   if (task() == Task::regression) {
     j["value"] = top[0].second;
@@ -244,9 +246,17 @@ std::string PredictOutput::json_row(const PredictItem& item, const TopK& top, co
   if (item.has_gold) j["gold"] = item.gold;
   if (layout_.explain) {
     j["attention"] = explanation_json(item, explanation, classifier_.config.trainer.ensemble);
-    if (explanation.member.present()) j["linear_member"] = member_json(explanation.member, classifier_);
+    if (explanation.member.present()) {
+      MemberExplanation member = explanation.member;  // (a copy: han serve's rows are const)
+      explain_answered(member, top);
+      j["linear_member"] = member_json(member, classifier_);
+    }
   }
-  return dump_one_line(j);
+  return j;
+}
+
+std::string PredictRows::json_row(const PredictItem& item, const TopK& top, const Explanation& explanation) const {
+  return dump_one_line(json_object(item, top, explanation));
 }
 
 void PredictOutput::add_html_section(PredictItem& item, const TopK& top, Explanation& explanation) {
@@ -258,14 +268,14 @@ void PredictOutput::add_html_section(PredictItem& item, const TopK& top, Explana
   AttentionView v;
   v.heading = html_heading(item);
   v.top_k = top;
-  if (task() == Task::regression && !top.empty()) v.top_k[0].first = "predicted";
-  if (abstains(top)) v.top_k[0].first = layout_.abstain_label + " (best: " + top[0].first + ")";
+  if (classifier_.head.task == Task::regression && !top.empty()) v.top_k[0].first = "predicted";
+  if (rows_.abstains(top)) v.top_k[0].first = rows_.layout().abstain_label + " (best: " + top[0].first + ")";
   v.gold = item.gold;
   v.words = std::move(item.words);
   v.text = std::move(item.text);
   v.spans = std::move(item.spans);
   if (explanation.member.present()) {
-    if (task() != Task::regression) v.member_label = classifier_.labels[static_cast<std::size_t>(explanation.member.label)];
+    if (classifier_.head.task != Task::regression) v.member_label = classifier_.labels[static_cast<std::size_t>(explanation.member.label)];
     v.member_words = member_word_names(explanation.member, classifier_.vocab);
   }
   v.explanation = std::move(explanation);

@@ -38,6 +38,37 @@ struct RowLayout {
   std::string abstain_label;   // single: answered in place of the top label when it abstains
 };
 
+// One document's answer as a row, for a layout fixed beforehand: what han predict prints
+// and what han serve answers (so the two agree byte for byte).
+class PredictRows {
+ public:
+  using TopK = std::vector<std::pair<std::string, double>>;
+  PredictRows(RowLayout layout, const Classifier& classifier);
+  const RowLayout& layout() const { return layout_; }
+  // What a row answers: the top K labels (single), the labels over their thresholds
+  // (multilabel), or ("", the number) (regression).
+  TopK answer(const Eigen::Ref<const Vector>& p) const;
+  // Single-label with --threshold: the top probability is below it.
+  bool abstains(const TopK& top) const;
+  // A multi-label row answers the labels over their thresholds, which need not include the
+  // most probable: the member's side is then explained again for the first label answered.
+  void explain_answered(MemberExplanation& member, const TopK& top) const;
+  std::string tsv_row(const PredictItem& item, const TopK& top) const;
+  nlohmann::ordered_json json_object(const PredictItem& item, const TopK& top, const Explanation& explanation) const;
+  std::string json_row(const PredictItem& item, const TopK& top, const Explanation& explanation) const;
+
+ private:
+  TopK top_k(const Eigen::Ref<const Vector>& p) const;
+  Task task() const { return classifier_.head.task; }
+  // The label a row answers first: the top label, or the abstain label.
+  std::string first_label(const TopK& top) const;
+  std::vector<std::string> answer_fields(const TopK& top) const;
+
+  RowLayout layout_;
+  const Classifier& classifier_;
+  std::vector<double> thresholds_;  // multilabel
+};
+
 class PredictOutput {
  public:
   PredictOutput(RowLayout layout, const Classifier& classifier, std::string model_path);
@@ -48,27 +79,13 @@ class PredictOutput {
   void finish();
 
  private:
-  using TopK = std::vector<std::pair<std::string, double>>;
-  TopK top_k(const Eigen::Ref<const Vector>& p) const;
-  // What a row answers: the top K labels (single), the labels over their thresholds
-  // (multilabel), or ("", the number) (regression).
-  TopK answer(const Eigen::Ref<const Vector>& p) const;
-  Task task() const { return classifier_.head.task; }
-  // Single-label with --threshold: the top probability is below it.
-  bool abstains(const TopK& top) const;
-  void explain_answered(MemberExplanation& member, const TopK& top) const;
-  // The label a row answers first: the top label, or the abstain label.
-  std::string first_label(const TopK& top) const;
-  std::vector<std::string> answer_fields(const TopK& top) const;
-  std::string tsv_row(const PredictItem& item, const TopK& top) const;
-  std::string json_row(const PredictItem& item, const TopK& top, const Explanation& explanation) const;
+  using TopK = PredictRows::TopK;
   void add_html_section(PredictItem& item, const TopK& top, Explanation& explanation);
   void emit(const std::string& s, bool newline = true);
 
-  RowLayout layout_;
+  PredictRows rows_;
   const Classifier& classifier_;
   std::string model_path_;
-  std::vector<double> thresholds_;  // multilabel
   std::string html_;
 };
 

@@ -152,7 +152,7 @@ TEST_CASE("an unknown option before the verb is named as one, -V is --version, h
   const RunResult alone = run(han_cmd(""));
   CHECK(alone.exit_code == 2);
   CHECK(alone.out.empty());
-  CHECK(alone.err == "han: error: no command given; the commands are train, predict, eval, info, ablate, embed, prepare "
+  CHECK(alone.err == "han: error: no command given; the commands are train, predict, eval, info, ablate, embed, prepare, serve "
                      "(see han --help)\n");
 }
 

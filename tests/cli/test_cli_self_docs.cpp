@@ -18,7 +18,7 @@ using namespace han::test;
 
 namespace {
 
-const std::vector<std::string> kVerbs = {"train", "predict", "eval", "info", "ablate", "embed", "prepare"};
+const std::vector<std::string> kVerbs = {"train", "predict", "eval", "info", "ablate", "embed", "prepare", "serve"};
 
 // The long flags a verb's --help lists.
 std::set<std::string> help_flags(const std::string& verb) {

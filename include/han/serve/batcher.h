@@ -1,0 +1,92 @@
+#pragma once
+// Dynamic batching: request threads hand in their documents and wait; one thread, the
+// only caller of the models' predictors, gathers the documents waiting into one forward
+// pass of up to max_batch documents. A pass starts when max_batch documents wait, or
+// when none is being read and as many requests wait as the most that were in the server
+// at once in the last second (about as many as there are clients), or after max_wait: a
+// lone client pays no wait, and 64 clients fill passes of 64. Padding is masked, so a document
+// gets the same answer in any batch, to float rounding (the matrix products of passes of
+// other sizes may sum in another order, as han predict's batches do).
+#include <chrono>
+#include <condition_variable>
+#include <cstddef>
+#include <deque>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "han/serve/served_model.h"
+
+namespace han::serve {
+
+struct BatcherOptions {
+  std::size_t max_batch = 64;
+  std::chrono::microseconds max_wait{5000};
+};
+
+// The documents of one request and, once answered, their answers.
+struct Job {
+  std::shared_ptr<const ServedModel> model;  // the one that encoded the documents
+  std::vector<Document> docs;
+  bool explain = false;
+  Matrix probs;                           // (classes, docs)
+  std::vector<Explanation> explanations;  // explain only
+};
+
+class Batcher {
+ public:
+  // `on_batch(size, seconds)`: called after every forward pass (for the metrics).
+  Batcher(BatcherOptions options, std::function<void(std::size_t, double)> on_batch);
+  ~Batcher();  // stop()
+  Batcher(const Batcher&) = delete;
+  Batcher& operator=(const Batcher&) = delete;
+
+  // A request is being read: the batcher waits for its documents (see the top) until
+  // answer() or not_coming() (a request refused after all).
+  void arriving();
+  void not_coming();
+  // Answers the job's documents (after arriving()); blocks until they are. Rethrows what
+  // the forward pass threw.
+  void answer(Job& job);
+  // Answers what is waiting, then ends the thread. Later answer() calls throw.
+  void stop();
+
+ private:
+  struct Waiting;  // a job in the queue
+  struct Answers {  // of one forward pass
+    Matrix probs;
+    std::vector<Explanation> explanations;
+    std::exception_ptr error;
+  };
+  void run();
+  std::vector<Waiting*> next_batch(std::unique_lock<std::mutex>& lock);
+  std::vector<std::pair<std::size_t, std::size_t>> take(const std::vector<Waiting*>& batch);
+  void forward(const std::vector<Waiting*>& batch);
+  void deliver(const std::vector<Waiting*>& batch, const std::vector<std::pair<std::size_t, std::size_t>>& parts,
+               Answers& answers);
+
+  BatcherOptions options_;
+  std::function<void(std::size_t, double)> on_batch_;
+  std::mutex mutex_;
+  std::condition_variable work_;  // documents came, or stop
+  std::deque<Waiting*> queue_;
+  std::size_t queued_docs_ = 0;
+  std::size_t arriving_ = 0;  // requests read but not queued yet
+  std::size_t in_pass_ = 0;   // requests in the forward pass running
+  // The most requests in the server at once lately (read, queued or in the pass): about
+  // how many clients ask at once.
+  struct Peak {
+    static constexpr std::chrono::seconds kPeakMemory{1};
+    std::size_t requests = 1;
+    std::chrono::steady_clock::time_point since{};
+    void note(std::size_t in_server);
+  } recent_peak_;
+  bool stopping_ = false;
+  std::thread thread_;  // last: it uses the members above
+};
+
+}  // namespace han::serve
