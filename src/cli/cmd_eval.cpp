@@ -201,9 +201,7 @@ void run_eval(EvalArgs& a) {
 void add_eval_command(CLI::App& app) {
   auto args = std::make_shared<EvalArgs>();
   CLI::App* cmd = app.add_subcommand("eval", "Accuracy, macro-F1, per-class scores and confusion matrix on labelled data");
-  cmd->add_option("-m,--model", args->model, "Model file (model.han), or a run folder holding one")
-      ->required()
-      ->type_name("FILE|DIR");
+  add_model_option(cmd, args->model);
   cmd->add_option("-d,--data", args->data, "Labelled data file (or folder for --data-format folder)")
       ->required()
       ->type_name("FILE");

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "commands.h"
+#include "option_values.h"
 #include "han/core/number_text.h"
 #include "han/core/text_table.h"
 #include "han/infer/bag_words.h"
@@ -204,9 +205,7 @@ void run_info(InfoArgs& a) {
 void add_info_command(CLI::App& app) {
   auto args = std::make_shared<InfoArgs>();
   CLI::App* cmd = app.add_subcommand("info", "Show a model file's config, labels, vocabulary and size");
-  cmd->add_option("-m,--model", args->model, "Model file (model.han), or a run folder holding one")
-      ->required()
-      ->type_name("FILE|DIR");
+  add_model_option(cmd, args->model);
   cmd->add_flag("--json", args->json, "One JSON object");
   cmd->callback([args] { run_info(*args); });
 }

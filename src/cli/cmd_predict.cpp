@@ -395,9 +395,7 @@ void run_predict(PredictArgs& a) {
 void add_predict_command(CLI::App& app) {
   auto args = std::make_shared<PredictArgs>();
   CLI::App* cmd = app.add_subcommand("predict", "Classify documents: files, or stdin one per line");
-  cmd->add_option("-m,--model", args->model, "Model file (model.han), or a run folder holding one")
-      ->required()
-      ->type_name("FILE|DIR");
+  add_model_option(cmd, args->model);
   cmd->add_option("paths", args->paths, "Documents to classify; none reads stdin, and '-' reads it at its place")->type_name("PATH");
   cmd->add_option("-f,--format", args->format, "Output: tsv (label, probability), json (one object per line), html (a page)")
       ->check(one_of({"tsv", "json", "html"}))

@@ -141,9 +141,7 @@ void run_serve(const ServeArgs& a) {
 void add_serve_command(CLI::App& app) {
   auto args = std::make_shared<ServeArgs>();
   CLI::App* cmd = app.add_subcommand("serve", "Answer predictions over HTTP: a model behind a JSON API, batched");
-  cmd->add_option("-m,--model", args->model, "Model file (model.han), or a run folder holding one")
-      ->required()
-      ->type_name("FILE|DIR");
+  add_model_option(cmd, args->model);
   cmd->add_option("--host", args->host, "Address to listen on (loopback unless told otherwise)")->default_val("127.0.0.1");
   cmd->add_option("-p,--port", args->port, "Port to listen on; 0 picks a free one (printed at start)")
       ->default_val(8080)

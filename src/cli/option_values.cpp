@@ -62,4 +62,10 @@ std::vector<std::string> names_in_type(const std::string& type_name) {
   return names;
 }
 
+CLI::Option* add_model_option(CLI::App* cmd, std::string& model) {
+  return cmd->add_option("-m,--model", model, "Model file (model.han), or a run folder holding one")
+      ->required()
+      ->type_name("FILE|DIR");
+}
+
 }  // namespace han::cli

@@ -18,6 +18,10 @@ CLI::Validator one_of(const std::vector<std::string>& names);
 CLI::Validator in_range(double lo, double hi);
 CLI::Validator in_range(int lo, int hi);
 
+// -m,--model (required): the model file, or a run folder holding one; for every command
+// that reads a model, with the same words in --help, the man page and completion.
+CLI::Option* add_model_option(CLI::App* cmd, std::string& model);
+
 // The names in a type name such as "TEXT:{a,b,c}" or "{a,b}", or none.
 std::vector<std::string> names_in_type(const std::string& type_name);
 
