@@ -33,7 +33,6 @@ nlohmann::json EpochRecord::dev_json() const {
 
 EpochRecord EpochRecord::of_dev(const std::vector<std::pair<std::string, double>>& scores) {
   EpochRecord r;
-  r.dev_accuracy = r.dev_macro_f1 = r.dev_loss = std::numeric_limits<double>::quiet_NaN();
   r.set_dev(scores);
   return r;
 }

@@ -311,7 +311,6 @@ std::optional<EpochRecord> TrainingRun::measure_epoch(int epoch, Clock::time_poi
       1.0 - static_cast<double>(state_.tokens_seen) / static_cast<double>(std::max<Index>(state_.word_slots, 1));
   rec.sentence_padding_fraction =
       1.0 - static_cast<double>(state_.sentences_seen) / static_cast<double>(std::max<Index>(state_.sentence_slots, 1));
-  rec.dev_accuracy = rec.dev_macro_f1 = rec.dev_loss = std::numeric_limits<double>::quiet_NaN();
   if (!corpus_.dev.empty()) {
     spdlog::debug("epoch {}: scoring {} dev documents", epoch, corpus_.dev.size());
     const auto start = Clock::now();

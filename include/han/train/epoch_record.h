@@ -1,5 +1,6 @@
 #pragma once
 // What one training epoch measured: a line of metrics.jsonl, and part of a checkpoint.
+#include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -9,10 +10,11 @@
 namespace han {
 
 struct EpochRecord {
+  static constexpr double kNoScore = std::numeric_limits<double>::quiet_NaN();
   int epoch = 0;
   double train_loss = 0;
-  // NaN when there is no dev set or the task has none (the trainer and of_dev set them so).
-  double dev_accuracy = 0, dev_macro_f1 = 0, dev_loss = 0;
+  // NaN when there is no dev set or the task has none.
+  double dev_accuracy = kNoScore, dev_macro_f1 = kNoScore, dev_loss = kNoScore;
   std::map<std::string, double> dev_more;  // the task's other dev scores by name (micro_f1, rmse, ...)
   double seconds = 0;
   double docs_per_second = 0, tokens_per_second = 0;  // real tokens
@@ -28,7 +30,7 @@ struct EpochRecord {
   // The dev scores alone, as to_json names them: dev_accuracy, dev_macro_f1, dev_loss, dev_<more>.
   nlohmann::json dev_json() const;
   static EpochRecord from_json(const nlohmann::json& j);  // null back to NaN
-  // A record of these dev scores alone (TaskScores::headline); the task's others are NaN.
+  // A record of these dev scores alone (TaskScores::headline).
   static EpochRecord of_dev(const std::vector<std::pair<std::string, double>>& scores);
   // The dev scores a model file's trained record keeps: dev_json() without the loss and
   // without the scores the task has none of.
