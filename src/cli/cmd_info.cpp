@@ -72,10 +72,15 @@ std::string trained_text(const nlohmann::json& t) {
   return parts.empty() ? "(no record)" : joined_texts(parts);
 }
 
-// "best epoch 9 of 11, dev loss 0.2820, weight 0.80"
+// "LIBLINEAR, C 1024, 86226 word pairs, dev loss 0.2681, weight 0.80"
 std::string linear_member_text(const nlohmann::json& m) {
-  std::string text = "best epoch " + m.value("best_epoch", nlohmann::json()).dump() + " of " +
-                     m.value("epochs", nlohmann::json()).dump();
+  const nlohmann::json c = m.value("C", nlohmann::json());
+  std::string text = m.value("solver", "") == "liblinear"
+                         ? "LIBLINEAR, C " + (c.is_number() ? fmt::format("{:g}", c.get<double>()) : c.dump())
+                         : "SGD, best epoch " + m.value("best_epoch", nlohmann::json()).dump() + " of " +
+                               m.value("epochs", nlohmann::json()).dump();
+  if (m.contains("pairs") && m["pairs"].is_number() && m["pairs"].get<double>() > 0)
+    text += ", " + m["pairs"].dump() + " word pairs";
   if (m.contains("dev_loss") && m["dev_loss"].is_number())
     text += ", dev loss " + format_fixed(m["dev_loss"].get<double>(), 4);
   if (m.contains("weight") && m["weight"].is_number()) text += ", weight " + format_fixed(m["weight"].get<double>(), 2);

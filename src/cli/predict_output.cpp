@@ -55,10 +55,10 @@ nlohmann::ordered_json explanation_json(const PredictItem& item, const Explanati
   return out;
 }
 
-// The names of the member's listed words.
-std::vector<std::string> member_word_names(const MemberExplanation& m, const Vocab& vocab) {
+// The names of the member's listed features: words and word pairs.
+std::vector<std::string> member_word_names(const MemberExplanation& m, const Classifier& c) {
   std::vector<std::string> names;
-  for (const MemberContribution& c : m.words) names.push_back(vocab.word(c.word));
+  for (const MemberContribution& f : m.words) names.push_back(linear_feature_name(*c.linear_member(), c.vocab.words(), f.word));
   return names;
 }
 
@@ -73,7 +73,7 @@ nlohmann::ordered_json member_json(const MemberExplanation& m, const Classifier&
   out[regression ? "han_value" : "han_probability"] = m.han;
   out[regression ? "member_value" : "member_probability"] = m.member;
   nlohmann::ordered_json words = nlohmann::ordered_json::array();
-  const std::vector<std::string> names = member_word_names(m, c.vocab);
+  const std::vector<std::string> names = member_word_names(m, c);
   for (std::size_t i = 0; i < names.size(); ++i) words.push_back({names[i], m.words[i].value});
   out["words"] = std::move(words);
   return out;
@@ -276,7 +276,7 @@ void PredictOutput::add_html_section(PredictItem& item, const TopK& top, Explana
   v.spans = std::move(item.spans);
   if (explanation.member.present()) {
     if (classifier_.head.task != Task::regression) v.member_label = classifier_.labels[static_cast<std::size_t>(explanation.member.label)];
-    v.member_words = member_word_names(explanation.member, classifier_.vocab);
+    v.member_words = member_word_names(explanation.member, classifier_);
   }
   v.explanation = std::move(explanation);
   html_ += attention_section(v);

@@ -149,6 +149,16 @@ void visit_fields(ModelConfig& c, V& v) {
              "more ensemble member",
              {false, "false"}},
             c.linear_member, true);
+  v.integer({"linear_ngrams",
+             "the linear member's features: 1 = words; 2 = words and the word pairs held by at least 2 training "
+             "documents",
+             {false, "1"}},
+            c.linear_ngrams, 2, IntRange{1, 2});
+  v.real({"linear_c",
+          "the linear member's inverse regularisation C (LIBLINEAR); auto: chosen on dev from 1, 4, 16, ... 1024, "
+          "or 16 without a dev set",
+          kLater},
+         c.linear_c, kAutoReal, RealRange{0.0, 1e9, true, false, true});
   v.real({"linear_weight",
           "the linear member's share of the ensemble's average (the HAN members share the rest); auto: the share "
           "with the lowest dev loss, or an equal share without a dev set",
@@ -198,8 +208,9 @@ void visit_fields(OptimizerConfig& c, V& v) {
           "the embedding table's learning rate as a multiple of lr (schedule included); 0 = kept fixed", kLater},
          c.embedding_lr_scale, 1.0, RealRange{0.0, 10.0, false, false});
   v.real({"bag_lr_scale",
-          "the learning rate of model.bag's weights and of the linear member's, as a multiple of lr (schedule "
-          "included): a linear model on sparse features learns at a higher rate than the network",
+          "the learning rate of model.bag's weights, and of the linear member's when SGD trains it (weighted "
+          "documents, trainer.init), as a multiple of lr (schedule included): a linear model on sparse features "
+          "learns at a higher rate than the network",
           kLater},
          c.bag_lr_scale, 10.0, RealRange{0.0, 1000.0, true, false});
 }

@@ -7,8 +7,9 @@
 namespace han {
 namespace {
 
-// The `n` words with the largest lean (a row of the members' mean weights, centred).
-std::vector<std::pair<std::string, double>> strongest(const Vector& lean, const Vocab& vocab, std::size_t n) {
+// The `n` features with the largest lean (a row of the weights shown, centred), named by `name`.
+template <class Name>
+std::vector<std::pair<std::string, double>> strongest(const Vector& lean, const Name& name, std::size_t n) {
   std::vector<Index> ids;
   for (Index id = 0; id < lean.size(); ++id)
     if (id != Vocab::kPad && id != Vocab::kUnk && lean(id) > 0) ids.push_back(id);
@@ -16,7 +17,7 @@ std::vector<std::pair<std::string, double>> strongest(const Vector& lean, const 
   std::partial_sort(ids.begin(), ids.begin() + static_cast<std::ptrdiff_t>(n), ids.end(),
                     [&](Index a, Index b) { return lean(a) > lean(b) || (lean(a) == lean(b) && a < b); });
   std::vector<std::pair<std::string, double>> out;
-  for (std::size_t k = 0; k < n; ++k) out.emplace_back(vocab.word(static_cast<std::int32_t>(ids[k])), lean(ids[k]));
+  for (std::size_t k = 0; k < n; ++k) out.emplace_back(name(ids[k]), lean(ids[k]));
   return out;
 }
 
@@ -34,15 +35,19 @@ Matrix bag_weights(const Classifier& c) {
 std::vector<BagLeaning> bag_top_words(const Classifier& c, std::size_t per_answer) {
   if (c.config.model.bag != Bag::words && !c.linear_member()) return {};
   const Matrix mean = bag_weights(c);
+  const LinearMemberParams* linear = c.linear_member();
+  const auto name = [&](Index id) {
+    return linear ? linear_feature_name(*linear, c.vocab.words(), id) : c.vocab.word(static_cast<std::int32_t>(id));
+  };
   if (c.head.task == Task::regression) {
     const Vector up = mean.row(0).transpose();
-    return {{"higher", strongest(up, c.vocab, per_answer)}, {"lower", strongest(-up, c.vocab, per_answer)}};
+    return {{"higher", strongest(up, name, per_answer)}, {"lower", strongest(-up, name, per_answer)}};
   }
   const Vector centre = mean.colwise().mean().transpose();
   std::vector<BagLeaning> out;
   for (Index label = 0; label < mean.rows(); ++label)
     out.push_back({c.labels[static_cast<std::size_t>(label)],
-                   strongest(mean.row(label).transpose() - centre, c.vocab, per_answer)});
+                   strongest(mean.row(label).transpose() - centre, name, per_answer)});
   return out;
 }
 

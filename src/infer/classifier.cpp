@@ -6,6 +6,7 @@
 #include "han/core/error.h"
 #include "han/core/json_text.h"
 #include "han/infer/model_file.h"
+#include "han/nn/word_pairs.h"
 #include "han/nn/parameters.h"
 
 namespace han {
@@ -115,13 +116,31 @@ HanParams take_member(std::vector<NamedTensor>& tensors, const Classifier& c, co
                       prefix, path, matched);
 }
 
-// model.linear_member's model: (C, V), (C, 1) and (V, 1).
+// The stored word pairs of the linear member ("linear.pairs"; none in files from before
+// them), checked: the member's features follow from them.
+Matrix take_linear_pairs(std::vector<NamedTensor>& tensors, Index words, const std::string& path, std::size_t& matched) {
+  for (NamedTensor& t : tensors) {
+    if (t.name != kLinearPrefix + "pairs") continue;
+    if (const std::string problem = word_pairs_problem(t.value, words); !problem.empty())
+      throw Error(path + ": model file is corrupted (" + problem + ")");
+    t.name.clear();
+    ++matched;
+    return std::move(t.value);
+  }
+  return Matrix(2, 0);
+}
+
+// model.linear_member's model: (C, F), (C, 1), (F, 1) and the (2, K) pairs, F = V + K.
 LinearMemberParams take_linear_member(std::vector<NamedTensor>& tensors, const Classifier& c, const std::string& path,
                                       std::size_t& matched) {
   const Index outputs = head_outputs(c.config.model.task, c.labels.size());
   const Index words = static_cast<Index>(c.vocab.size());
-  LinearMemberParams shape{Matrix(outputs, words), Matrix(outputs, 1), Matrix(words, 1)};
-  return take_tensors(tensors, std::move(shape), kLinearPrefix, path, matched);
+  Matrix pairs = take_linear_pairs(tensors, words, path, matched);
+  const Index features = words + pairs.cols();
+  LinearMemberParams shape{Matrix(outputs, features), Matrix(outputs, 1), Matrix(features, 1), Matrix(2, 0)};
+  LinearMemberParams p = take_tensors(tensors, std::move(shape), kLinearPrefix, path, matched);
+  p.pairs = std::move(pairs);
+  return p;
 }
 
 }  // namespace
@@ -197,9 +216,13 @@ Classifier load_classifier(const std::string& given, std::vector<NamedTensor>* e
   // stored sizes are checked first, so a corrupt config cannot demand a huge allocation.
   double stored = 0;
   for (const NamedTensor& t : contents.tensors) stored += static_cast<double>(t.value.size());
-  const double words = static_cast<double>(c.vocab.size());
+  // The member's features are the words and its stored word pairs (each pair is 2 numbers).
+  double pairs = 0;
+  for (const NamedTensor& t : contents.tensors)
+    if (t.name == kLinearPrefix + "pairs") pairs = static_cast<double>(t.value.cols());
+  const double features = static_cast<double>(c.vocab.size()) + pairs;
   const double expected = members * han_parameter_count(c.config.model, static_cast<Index>(c.vocab.size()), outputs) +
-                          (c.config.model.linear_member ? (outputs + 1) * words + outputs : 0.0);
+                          (c.config.model.linear_member ? (outputs + 1) * features + outputs + 2 * pairs : 0.0);
   if (stored < expected) throw Error(path + ": model file is corrupted (tensors do not match its config)");
   std::size_t matched = 0;
   c.params = take_member(contents.tensors, c, member_tensor_prefix(1, members), path, matched);

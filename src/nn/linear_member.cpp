@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "han/core/error.h"
+#include "han/nn/word_pairs.h"
 
 namespace han {
 
@@ -17,27 +19,61 @@ Matrix blend_answers(const Matrix& han_mean, const Matrix& linear, double weight
   return (1 - w) * han_mean + w * linear;
 }
 
-LinearMemberParams linear_member_init(const Documents& train, Index vocab_size, Index outputs) {
+bool fixed_linear_member_tensor(const std::string& name) { return name == "idf" || name == "pairs"; }
+
+namespace {
+
+// Appends the feature ids of document d: its words, then the pairs of `pairs` it holds
+// (each pair at V + its column).
+void append_features(const DocumentView& d, const Matrix& pairs, Index words, std::vector<std::int32_t>& out) {
+  for (const WordIds sentence : d.sentences) {
+    out.insert(out.end(), sentence.begin(), sentence.end());
+    if (pairs.cols() == 0) continue;
+    for (std::size_t w = 1; w < sentence.size(); ++w) {
+      const Index k = find_word_pair(pairs, sentence[w - 1], sentence[w]);
+      if (k >= 0) out.push_back(static_cast<std::int32_t>(words + k));
+    }
+  }
+}
+
+}  // namespace
+
+Matrix linear_member_pairs(const Documents& train, Index outputs, int ngrams) {
+  if (ngrams < 2) return Matrix(2, 0);
+  return count_word_pairs(train, std::min(kMaxWordPairs, kMaxLinearWeights / static_cast<std::size_t>(std::max<Index>(outputs, 1))));
+}
+
+LinearMemberParams linear_member_init(const Documents& train, Index vocab_size, Index outputs, Matrix pairs) {
   LinearMemberParams p;
-  p.W = Matrix::Zero(outputs, vocab_size);
+  p.pairs = std::move(pairs);
+  const Index features = vocab_size + p.pairs.cols();
+  p.W = Matrix::Zero(outputs, features);
   p.b = Matrix::Zero(outputs, 1);
-  std::vector<double> df(static_cast<std::size_t>(vocab_size), 0.0);
+  std::vector<double> df(static_cast<std::size_t>(features), 0.0);
   std::vector<std::int32_t> seen;
   for (const DocumentView d : train) {
     seen.clear();
-    for (const WordIds sentence : d.sentences) seen.insert(seen.end(), sentence.begin(), sentence.end());
+    append_features(d, p.pairs, vocab_size, seen);
     std::sort(seen.begin(), seen.end());
     seen.erase(std::unique(seen.begin(), seen.end()), seen.end());
     for (std::int32_t id : seen) {
-      HAN_ASSERT(id >= 0 && id < vocab_size);
+      HAN_ASSERT(id >= 0 && id < features);
       df[static_cast<std::size_t>(id)] += 1;
     }
   }
   const double n = static_cast<double>(train.size());
-  p.idf.resize(vocab_size, 1);
-  for (Index id = 0; id < vocab_size; ++id)
+  p.idf.resize(features, 1);
+  for (Index id = 0; id < features; ++id)
     p.idf(id, 0) = static_cast<Scalar>(std::log((1.0 + n) / (1.0 + df[static_cast<std::size_t>(id)])) + 1.0);
   return p;
+}
+
+std::string linear_feature_name(const LinearMemberParams& p, const std::vector<std::string>& words, Index feature) {
+  const Index v = p.words();
+  HAN_ASSERT(feature >= 0 && feature < p.W.cols() && static_cast<Index>(words.size()) == v);
+  if (feature < v) return words[static_cast<std::size_t>(feature)];
+  const Index k = feature - v;
+  return words[static_cast<std::size_t>(p.pairs(0, k))] + " " + words[static_cast<std::size_t>(p.pairs(1, k))];
 }
 
 BagFeatures linear_member_features(const LinearMemberParams& p, const Documents& docs,
@@ -49,7 +85,7 @@ BagFeatures linear_member_features(const LinearMemberParams& p, const Documents&
     HAN_ASSERT(i >= 0 && static_cast<std::size_t>(i) < docs.size());
     const DocumentView d = docs[static_cast<std::size_t>(i)];
     const std::size_t before = tokens.size();
-    for (const WordIds sentence : d.sentences) tokens.insert(tokens.end(), sentence.begin(), sentence.end());
+    append_features(d, p.pairs, p.words(), tokens);
     doc_tokens.push_back(static_cast<Index>(tokens.size() - before));
   }
   return bag_features(tokens, doc_tokens, p.idf.data());

@@ -12,6 +12,7 @@
 #include "han/core/random.h"
 #include "han/nn/parameters.h"
 #include "han/text/batch.h"
+#include "han/train/linear_member_exact.h"
 #include "han/train/optimizer.h"
 
 namespace han {
@@ -70,59 +71,13 @@ std::vector<Indices> epoch_batches(std::size_t documents, Index batch_size, std:
   return cut_into_batches(order, batch_size);
 }
 
-}  // namespace
-
-nlohmann::json LinearMemberResult::to_json() const {
-  return {{"best_epoch", best_epoch},
-          {"epochs", epochs},
-          {"dev_loss", std::isfinite(dev_loss) ? nlohmann::json(dev_loss) : nlohmann::json()},
-          {"weight", weight == kAutoReal ? nlohmann::json() : nlohmann::json(weight)}};
-}
-
-nlohmann::json LinearMemberResult::summary_json() const {
-  nlohmann::json j = to_json();
-  j["seconds"] = seconds;
-  return j;
-}
-
-void log_linear_member(const LinearMemberResult& r) {
-  if (std::isfinite(r.dev_loss))
-    spdlog::info("linear member: best epoch {} of {}, dev loss {:.4f}, {:.1f}s", r.best_epoch, r.epochs, r.dev_loss,
-                 r.seconds);
-  else
-    spdlog::info("linear member: {} epochs (no dev set), {:.1f}s", r.epochs, r.seconds);
-}
-
-Matrix linear_member_answers(const LinearMemberParams& p, const OutputHead& head, const Documents& docs) {
-  constexpr Index kChunk = 1024;  // documents whose features are held at once
-  Matrix answers(p.b.rows(), static_cast<Index>(docs.size()));
-  for (const Indices& chunk : cut_into_batches(in_order(docs.size()), kChunk))
-    answers.middleCols(chunk.front(), static_cast<Index>(chunk.size())) =
-        head_answers(head, linear_member_logits(p, linear_member_features(p, docs, chunk)));
-  return answers;
-}
-
-Config without_linear_member(Config cfg) {
-  cfg.model.linear_member = false;
-  return cfg;
-}
-
-LinearMemberResult train_linear_member(const Config& cfg, const Corpus& corpus, const OutputHead& head,
-                                       const LinearMemberParams* from) {
-  const auto start = std::chrono::steady_clock::now();
+// SGD from `p` (see linear_member_training.h).
+LinearMemberResult train_by_sgd(const Config& cfg, const Corpus& corpus, const OutputHead& head, LinearMemberParams p) {
   const Index batch_size = std::max(1, cfg.batching.batch_size);
-  LinearMemberParams p = linear_member_init(corpus.train, static_cast<Index>(corpus.vocab.size()),
-                                            head_outputs(cfg.model.task, corpus.labels.size()));
-  if (cfg.model.task == Task::multilabel) start_at_label_rates(p.b, label_rates(corpus));
-  if (from) {
-    HAN_ASSERT(from->W.rows() == p.W.rows() && from->W.cols() <= p.W.cols());
-    p.W.leftCols(from->W.cols()) = from->W;
-    p.b = from->b;
-    p.idf.topRows(from->idf.rows()) = from->idf;
-  }
   LinearMemberParams grads = zeros_like(p);
   std::vector<ParamRef> refs = zip_params(p, grads);
-  refs.erase(std::remove_if(refs.begin(), refs.end(), [](const ParamRef& r) { return r.name == "idf"; }), refs.end());
+  refs.erase(std::remove_if(refs.begin(), refs.end(), [](const ParamRef& r) { return fixed_linear_member_tensor(r.name); }),
+             refs.end());
   for (ParamRef& r : refs) r.lr_scale = cfg.optimizer.bag_lr_scale;
   const std::unique_ptr<Optimizer> optimizer = make_optimizer(cfg.optimizer, resolve_threads(cfg.trainer.threads));
   const long long documents = static_cast<long long>(corpus.train.size());
@@ -130,6 +85,7 @@ LinearMemberResult train_linear_member(const Config& cfg, const Corpus& corpus, 
   const long long total_steps = steps_per_epoch * kLinearMemberEpochs;
 
   LinearMemberResult r;
+  r.solver = LinearSolver::sgd;
   r.params = p;
   double best = std::numeric_limits<double>::infinity();
   for (int epoch = 1; epoch <= kLinearMemberEpochs; ++epoch) {
@@ -153,6 +109,102 @@ LinearMemberResult train_linear_member(const Config& cfg, const Corpus& corpus, 
       r.dev_loss = loss;
     } else if (cfg.trainer.patience > 0 && epoch - r.best_epoch >= cfg.trainer.patience) {
       break;
+    }
+  }
+  return r;
+}
+
+}  // namespace
+
+nlohmann::json LinearMemberResult::to_json() const {
+  nlohmann::json j{{"solver", solver == LinearSolver::liblinear ? "liblinear" : "sgd"}};
+  if (solver == LinearSolver::liblinear) {
+    j["C"] = c;
+  } else {
+    j["best_epoch"] = best_epoch;
+    j["epochs"] = epochs;
+  }
+  j["pairs"] = params.pairs.cols();
+  j["dev_loss"] = std::isfinite(dev_loss) ? nlohmann::json(dev_loss) : nlohmann::json();
+  j["weight"] = weight == kAutoReal ? nlohmann::json() : nlohmann::json(weight);
+  return j;
+}
+
+nlohmann::json LinearMemberResult::summary_json() const {
+  nlohmann::json j = to_json();
+  j["seconds"] = seconds;
+  return j;
+}
+
+void log_linear_member(const LinearMemberResult& r) {
+  const std::string pairs = r.params.pairs.cols() ? fmt::format(" and {} word pairs", r.params.pairs.cols()) : "";
+  if (r.solver == LinearSolver::liblinear) {
+    spdlog::info("linear member: {} words{}, fitted by LIBLINEAR at C {}{}, {:.1f}s", r.params.words(), pairs, r.c,
+                 std::isfinite(r.dev_loss) ? fmt::format("{}, dev loss {:.4f}", r.c_on_dev ? " (chosen on dev)" : "", r.dev_loss) : "",
+                 r.seconds);
+    return;
+  }
+  if (std::isfinite(r.dev_loss))
+    spdlog::info("linear member: best epoch {} of {}, dev loss {:.4f}, {:.1f}s", r.best_epoch, r.epochs, r.dev_loss,
+                 r.seconds);
+  else
+    spdlog::info("linear member: {} epochs (no dev set), {:.1f}s", r.epochs, r.seconds);
+}
+
+Matrix linear_member_answers(const LinearMemberParams& p, const OutputHead& head, const Documents& docs) {
+  constexpr Index kChunk = 1024;  // documents whose features are held at once
+  Matrix answers(p.b.rows(), static_cast<Index>(docs.size()));
+  for (const Indices& chunk : cut_into_batches(in_order(docs.size()), kChunk))
+    answers.middleCols(chunk.front(), static_cast<Index>(chunk.size())) =
+        head_answers(head, linear_member_logits(p, linear_member_features(p, docs, chunk)));
+  return answers;
+}
+
+Config without_linear_member(Config cfg) {
+  cfg.model.linear_member = false;
+  return cfg;
+}
+
+namespace {
+
+// Where SGD starts for a member continued from `from`: its pairs, weights and idf, with
+// zeros and this data's idf for the words appended to the vocabulary since.
+LinearMemberParams continued_member(const LinearMemberParams& from, const Documents& train, Index vocab_size) {
+  LinearMemberParams p = linear_member_init(train, vocab_size, from.W.rows(), from.pairs);
+  const Index old_words = from.words(), pairs = from.pairs.cols();
+  HAN_ASSERT(old_words <= vocab_size);
+  p.W.leftCols(old_words) = from.W.leftCols(old_words);
+  p.W.rightCols(pairs) = from.W.rightCols(pairs);
+  p.idf.topRows(old_words) = from.idf.topRows(old_words);
+  p.idf.bottomRows(pairs) = from.idf.bottomRows(pairs);
+  p.b = from.b;
+  return p;
+}
+
+bool equal_weights(const Documents& docs) {
+  const std::vector<float>& w = docs.answers().weights;
+  return std::all_of(w.begin(), w.end(), [&](float x) { return x == w.front(); });
+}
+
+}  // namespace
+
+LinearMemberResult train_linear_member(const Config& cfg, const Corpus& corpus, const OutputHead& head,
+                                       const LinearMemberParams* from) {
+  const auto start = std::chrono::steady_clock::now();
+  const Index vocab_size = static_cast<Index>(corpus.vocab.size());
+  const Index outputs = head_outputs(head.task, corpus.labels.size());
+  LinearMemberResult r;
+  if (from) {
+    r = train_by_sgd(cfg, corpus, head, continued_member(*from, corpus.train, vocab_size));
+  } else {
+    LinearMemberParams p = linear_member_init(
+        corpus.train, vocab_size, outputs, linear_member_pairs(corpus.train, outputs, cfg.model.linear_ngrams));
+    if (head.task == Task::multilabel) start_at_label_rates(p.b, label_rates(corpus));
+    if (equal_weights(corpus.train)) {
+      r = fit_linear_member(cfg, corpus, head, std::move(p));
+    } else {
+      spdlog::info("linear member: the training documents weigh differently, which LIBLINEAR cannot weigh: SGD fits it");
+      r = train_by_sgd(cfg, corpus, head, std::move(p));
     }
   }
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

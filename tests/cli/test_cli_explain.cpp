@@ -96,7 +96,7 @@ TEST_CASE("predict --explain gives the linear member's share, each part's answer
   const CliFixture& f = cli_fixture();  // trained with the default linear member
   const json info = json::parse(run(han_cmd("info --json --model " + f.model)).out);
   const double share = info.at("config").at("model").at("linear_weight").get<double>();
-  const double temperature = info.at("head").value("temperature", 1.0);
+  const double temperature = info.value("head", json::object()).value("temperature", 1.0);
   REQUIRE(share > 0);
   const std::string text = "A dull, pointless film. The acting was awful and the plot made no sense.";
   const RunResult r = run(han_cmd("predict --model " + f.model + " --format json --explain"), text + "\n");
@@ -111,13 +111,15 @@ TEST_CASE("predict --explain gives the linear member's share, each part's answer
   const double q = (1 - share) * h + share * p;
   const double tempered = std::pow(q, 1 / temperature) / (std::pow(q, 1 / temperature) + std::pow(1 - q, 1 / temperature));
   CHECK(row.at("probability").get<double>() == Approx(tempered).epsilon(1e-4));
-  // The member's words: words of this text, the largest contribution first, with signs.
+  // The member's words and word pairs: of this text, the largest contribution first, with signs.
   const json& words = m.at("words");
   REQUIRE(words.size() >= 5);
   REQUIRE(words.size() <= 10);
-  std::string read;
-  for (const json& s : row.at("attention").at("sentences"))
-    for (const json& w : s.at("words")) read += " " + w[0].get<std::string>() + " ";
+  std::string read = " ";
+  for (const json& s : row.at("attention").at("sentences")) {
+    for (const json& w : s.at("words")) read += w[0].get<std::string>() + " ";
+    read += "| ";  // no pair spans two sentences
+  }
   for (std::size_t i = 0; i < words.size(); ++i) {
     const std::string word = words[i][0];
     CHECK((word == "<unk>" || read.find(" " + word + " ") != std::string::npos));

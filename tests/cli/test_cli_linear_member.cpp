@@ -34,7 +34,7 @@ json train_ok(const std::string& args) {
   const RunResult r = run(han_cmd(args));
   INFO(args << "\n" << r.err);
   REQUIRE(r.exit_code == 0);
-  CHECK_THAT(r.err, Catch::Contains("linear member: best epoch "));
+  CHECK_THAT(r.err, Catch::Contains("word pairs, fitted by LIBLINEAR at C "));
   CHECK_THAT(r.err, Catch::Contains("linear member weight: "));
   return json::parse(r.out);
 }
@@ -55,7 +55,9 @@ TEST_CASE("model.linear_member: han train adds the member to a single model, and
   const json summary = train_ok(train_args(dir, dir.file("run"), ""));
   REQUIRE(summary.contains("linear_member"));
   const json& member = summary["linear_member"];
-  CHECK(member["best_epoch"].get<int>() >= 1);
+  CHECK(member["solver"] == "liblinear");
+  CHECK(member["C"].get<double>() > 0);
+  CHECK(member["pairs"].get<int>() > 1000);
   CHECK(member["dev_loss"].get<double>() < 0.69);  // better than no opinion
   CHECK(summary["test"]["accuracy"].get<double>() > 0.7);
   // Its share, chosen on dev, strictly between 0 and 1; the model predicts with it.
@@ -67,8 +69,9 @@ TEST_CASE("model.linear_member: han train adds the member to a single model, and
   CHECK(model.config.model.linear_member);
   CHECK(model.config.model.linear_weight == Approx(weight));
   REQUIRE(model.linear_member() != nullptr);
-  CHECK(model.linear.W.cols() == static_cast<han::Index>(model.vocab.size()));
-  CHECK(model.linear.idf.rows() == static_cast<han::Index>(model.vocab.size()));
+  const han::Index features = static_cast<han::Index>(model.vocab.size()) + member["pairs"].get<han::Index>();
+  CHECK(model.linear.W.cols() == features);
+  CHECK(model.linear.idf.rows() == features);
   CHECK(leaning(model, "worst", "neg") > 0.5);
   CHECK(leaning(model, "excellent", "pos") > 0.5);
 
@@ -83,7 +86,7 @@ TEST_CASE("model.linear_member: han train adds the member to a single model, and
   // The training record read as words: the HAN's best epoch, said to be the HAN's, and the
   // member's own row.
   CHECK_THAT(info.out, Catch::Matches("(.|\\n)*\\ntrained +best epoch [0-9]+, dev accuracy [0-9.]+, dev macro-F1 [0-9.]+ \\(the HAN alone\\)\\n(.|\\n)*"));
-  CHECK_THAT(info.out, Catch::Matches("(.|\\n)*\\nlinear member +best epoch [0-9]+ of [0-9]+, dev loss [0-9.]+, weight " +
+  CHECK_THAT(info.out, Catch::Matches("(.|\\n)*\\nlinear member +LIBLINEAR, C [0-9.]+, [0-9]+ word pairs, dev loss [0-9.]+, weight " +
                                       han::format_fixed(weight, 2) + "\\n(.|\\n)*"));
   // And the dev scores of the model as it answers: the train summary's, the blend's.
   CHECK_THAT(info.out, Catch::Contains("\ndev, as it answers   dev accuracy " +
@@ -100,6 +103,14 @@ TEST_CASE("model.linear_member: han train adds the member to a single model, and
   const RunResult broken = run(han_cmd("info --model " + dir.file("broken.han")));
   CHECK(broken.exit_code != 0);
   CHECK_THAT(broken.err, Catch::Contains(dir.file("broken.han") + ": model file is corrupted"));
+  // Nor is a file whose word pairs are out of order (its features would be others).
+  han::ModelFileContents swapped = han::load_model_file(dir.file("run/model.han"));
+  for (han::NamedTensor& t : swapped.tensors)
+    if (t.name == "linear.pairs") t.value.col(0).swap(t.value.col(1));
+  han::save_model_file(dir.file("swapped.han"), swapped.header, swapped.tensors);
+  const RunResult unsorted = run(han_cmd("predict --model " + dir.file("swapped.han")), "fine\n");
+  CHECK(unsorted.exit_code != 0);
+  CHECK_THAT(unsorted.err, Catch::Contains(dir.file("swapped.han") + ": model file is corrupted (the word pairs are not sorted)"));
 
   // A file from before model.linear_weight averaged its linear member in as one more member.
   han::ModelFileContents older = han::load_model_file(dir.file("run/model.han"));
@@ -112,7 +123,7 @@ TEST_CASE("model.linear_member in an ensemble: one member for the ensemble, none
           "[cli][linear_member][ensemble]") {
   const TempDir dir;
   const json summary = train_ok(train_args(dir, dir.file("run"), " --set trainer.ensemble=2"));
-  CHECK(summary["linear_member"]["best_epoch"].get<int>() >= 1);
+  CHECK(summary["linear_member"]["solver"] == "liblinear");
   REQUIRE(summary["members"].size() == 2);
   const han::Classifier model = han::load_classifier(dir.file("run/model.han"));
   REQUIRE(model.linear_member() != nullptr);

@@ -10,6 +10,7 @@
 #include "han/nn/model.h"
 #include "han/nn/parameters.h"
 #include "han/text/batch.h"
+#include "han/train/linear_member_exact.h"
 #include "han/train/linear_member_training.h"
 #include "han/train/linear_weight.h"
 #include "support/documents.h"
@@ -42,7 +43,10 @@ double member_loss(const LinearMemberParams& p, const OutputHead& head, const Lo
 
 void check_member_gradients(const OutputHead& head, const LossConfig& loss, const Documents& docs, Index outputs) {
   Rng rng(11);
-  LinearMemberParams p = linear_member_init(docs, 12, outputs);
+  // With word pairs: (10, 11) is in two documents.
+  LinearMemberParams p = linear_member_init(docs, 12, outputs, linear_member_pairs(docs, outputs, 2));
+  REQUIRE(p.pairs.cols() == 1);
+  REQUIRE(p.W.cols() == 13);
   fill_uniform(p.W, -1, 1, rng);
   fill_uniform(p.b, -1, 1, rng);
   LinearMemberParams g = zeros_like(p);
@@ -54,6 +58,7 @@ void check_member_gradients(const OutputHead& head, const LossConfig& loss, cons
   CHECK(g.W.col(0).isZero());   // PAD is never a word
   CHECK(g.W.col(1).isZero());   // nor is <unk> in these documents
   CHECK_FALSE(g.W.col(2).isZero());
+  CHECK_FALSE(g.W.col(12).isZero());  // the pair
 }
 
 }  // namespace
@@ -129,32 +134,62 @@ Corpus separable_corpus() {
 
 }  // namespace
 
-TEST_CASE("training the linear member learns the words that decide and keeps its best dev epoch", "[linear_member]") {
+TEST_CASE("LIBLINEAR fits the linear member: the words that decide, C chosen on dev, the same member every time",
+          "[linear_member]") {
   Config cfg;
-  cfg.optimizer.name = OptimizerName::adamw;
-  cfg.optimizer.lr = 0.002;
-  cfg.batching.batch_size = 16;
   const Corpus corpus = separable_corpus();
   const OutputHead head = initial_head(Task::single, 2);
   const LinearMemberResult r = train_linear_member(cfg, corpus, head);
-  CHECK(r.best_epoch >= 1);
-  CHECK(r.best_epoch <= r.epochs);
-  CHECK(r.epochs <= kLinearMemberEpochs);
-  CHECK(r.dev_loss < 0.2);  // ln 2 = 0.69 at the start
+  CHECK(r.solver == LinearSolver::liblinear);
+  CHECK(r.c_on_dev);
+  CHECK(r.c >= kMinLinearC);
+  CHECK(r.c <= kMaxLinearC);
+  CHECK(r.dev_loss < 0.2);  // ln 2 = 0.69 knowing nothing
+  CHECK(r.to_json()["solver"] == "liblinear");
+  CHECK(r.to_json()["C"].get<double>() == r.c);
   // Word 2 ("yes") pushes toward label 0, word 3 toward label 1; the shared words far less.
+  // Two labels: one fit, its weights split as +-w/2 between the rows.
   const Matrix& W = r.params.W;
   CHECK(W(0, 2) - W(1, 2) > 1.0);
   CHECK(W(1, 3) - W(0, 3) > 1.0);
   CHECK(std::abs(W(0, 5) - W(1, 5)) < 0.5 * (W(0, 2) - W(1, 2)));
+  CHECK((W.row(0) + W.row(1)).isZero());
 
-  // The same seed trains the same member; without a dev set, the last epoch is kept.
   CHECK(train_linear_member(cfg, corpus, head).params.W == r.params.W);
+  cfg.model.linear_c = 2;  // as set: no search
+  const LinearMemberResult set = train_linear_member(cfg, corpus, head);
+  CHECK(set.c == 2);
+  CHECK_FALSE(set.c_on_dev);
   Corpus no_dev = separable_corpus();
+  no_dev.dev = Documents();
+  cfg.model.linear_c = kAutoReal;
+  const LinearMemberResult fixed = train_linear_member(cfg, no_dev, head);
+  CHECK(fixed.c == kLinearCWithoutDev);
+  CHECK(std::isnan(fixed.dev_loss));
+}
+
+TEST_CASE("documents of unequal weights train the linear member by SGD, keeping its best dev epoch",
+          "[linear_member]") {
+  Config cfg;
+  cfg.optimizer.name = OptimizerName::adamw;
+  cfg.optimizer.lr = 0.002;
+  cfg.batching.batch_size = 16;
+  Corpus corpus = separable_corpus();
+  corpus.train.set_weight(0, 2.0f);
+  const OutputHead head = initial_head(Task::single, 2);
+  const LinearMemberResult r = train_linear_member(cfg, corpus, head);
+  CHECK(r.solver == LinearSolver::sgd);
+  CHECK(r.best_epoch >= 1);
+  CHECK(r.best_epoch <= r.epochs);
+  CHECK(r.epochs <= kLinearMemberEpochs);
+  CHECK(r.dev_loss < 0.2);
+  CHECK(r.params.W(0, 2) - r.params.W(1, 2) > 1.0);
+  CHECK(train_linear_member(cfg, corpus, head).params.W == r.params.W);
+  Corpus no_dev = corpus;
   no_dev.dev = Documents();
   const LinearMemberResult last = train_linear_member(cfg, no_dev, head);
   CHECK(last.epochs == kLinearMemberEpochs);
   CHECK(last.best_epoch == kLinearMemberEpochs);
-  CHECK(std::isnan(last.dev_loss));
 }
 
 TEST_CASE("a predictor averages the linear member in with its weight, the answers tempered as a whole",
@@ -280,4 +315,40 @@ TEST_CASE("model.linear_weight as set, and the equal share without a dev set", "
   const LinearMemberResult weighted = train_weighted_linear_member(cfg, corpus, {&han}, head, batches, true);
   CHECK(weighted.weight == Approx(0.3));
   CHECK(weighted.to_json()["weight"].get<double>() == Approx(0.3));
+}
+
+TEST_CASE("LIBLINEAR fits the linear member for multi-label (a model per label) and regression (ridge)",
+          "[linear_member]") {
+  Config cfg;
+  Corpus corpus = separable_corpus();
+  // Multi-label: "yes" documents carry labels {0, 1}, "no" documents {1}: label 1 is on
+  // every document (no boundary to fit), label 0 follows word 2.
+  std::vector<Document> train, dev;
+  for (const auto& [from, to] : {std::pair{&corpus.train, &train}, std::pair{&corpus.dev, &dev}})
+    for (const DocumentView d : *from) {
+      Document x = doc(d.label, d.sentences.ids());
+      x.label_set = d.label == 0 ? std::vector<std::int32_t>{0, 1} : std::vector<std::int32_t>{1};
+      x.target = d.label == 0 ? 5.0f : 1.0f;
+      to->push_back(x);
+    }
+  corpus.train = Documents(train);
+  corpus.dev = Documents(dev);
+  const LinearMemberResult multi = train_linear_member(cfg, corpus, initial_head(Task::multilabel, 2));
+  CHECK(multi.solver == LinearSolver::liblinear);
+  CHECK(multi.params.W(0, 2) - multi.params.W(0, 3) > 1.0);
+  CHECK(multi.params.W.row(1).isZero());  // label 1 is always on: its bias says so
+  CHECK(multi.params.b(1, 0) > 3);
+  const Matrix p = linear_member_answers(multi.params, initial_head(Task::multilabel, 2), corpus.dev);
+  CHECK(p(0, 0) > 0.8);  // dev document 0 is a "yes"
+  CHECK(p(0, 1) < 0.2);
+
+  TargetScale scale;
+  scale.mean = 3;
+  scale.sd = 2;
+  const OutputHead regression = initial_head(Task::regression, 0, scale);
+  const LinearMemberResult ridge = train_linear_member(cfg, corpus, regression);
+  CHECK(ridge.solver == LinearSolver::liblinear);
+  const Matrix v = linear_member_answers(ridge.params, regression, corpus.dev);
+  CHECK(v(0, 0) == Approx(5).margin(0.5));
+  CHECK(v(0, 1) == Approx(1).margin(0.5));
 }

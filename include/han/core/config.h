@@ -62,6 +62,8 @@ struct ModelConfig {
   // A TF-IDF linear model averaged in as one more member (nn/linear_member.h). On by default:
   // it lifts short texts most. A stored config without the key means off.
   bool linear_member;
+  int linear_ngrams;  // the linear member's features: 1 words, 2 words and word pairs
+  double linear_c;    // its inverse regularisation; kAutoReal: chosen on dev
   // The linear member's share of the average; kAutoReal: chosen on dev (train/linear_weight.h).
   // A model file holds the share it predicts with.
   double linear_weight;

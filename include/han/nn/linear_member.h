@@ -3,9 +3,11 @@
 // of words, trained on its own after the HAN (train/linear_member_training.h) and averaged
 // in with the HAN's answers as one more ensemble member. Its errors differ from the HAN's:
 // it weighs every word it has seen, in or out of context, where the HAN reads words in
-// order and learns little from rare ones. Features: sublinear tf times idf, 1 + ln(count)
-// times ln((1 + N) / (1 + df)) + 1 over the N training documents, scaled to unit L2 norm
-// per document (PAD never occurs; <unk> counts as a word).
+// order and learns little from rare ones. Its features are the vocabulary's words and,
+// with model.linear_ngrams = 2, the word pairs of nn/word_pairs.h: sublinear tf times idf,
+// 1 + ln(count) times ln((1 + N) / (1 + df)) + 1 over the N training documents, scaled to
+// unit L2 norm per document (PAD never occurs; <unk> counts as a word).
+#include <string>
 #include <vector>
 
 #include "han/core/types.h"
@@ -15,17 +17,22 @@
 namespace han {
 
 struct LinearMemberParams {
-  Matrix W;    // (C, V): logit weights per vocabulary word
-  Matrix b;    // (C, 1)
-  Matrix idf;  // (V, 1): fixed once computed from the training documents, not trained
+  Matrix W;      // (C, F): logit weights per feature, the V words then the K word pairs
+  Matrix b;      // (C, 1)
+  Matrix idf;    // (F, 1): fixed once computed from the training documents, not trained
+  Matrix pairs;  // (2, K): the word pairs (nn/word_pairs.h); K = 0 for words alone
   bool empty() const { return W.size() == 0; }
+  Index words() const { return W.cols() - pairs.cols(); }  // V
   template <class Self, class F>
   static void fields(Self& s, F&& f) {
     f("W", s.W);
     f("b", s.b);
     f("idf", s.idf);
+    f("pairs", s.pairs);
   }
 };
+// The tensors training leaves as they are (idf, pairs).
+bool fixed_linear_member_tensor(const std::string& name);
 
 // A linear member as an ensemble averages it in: its answers count `weight`, the HAN
 // members' mean 1 - weight (model.linear_weight). No params: no linear member.
@@ -41,8 +48,14 @@ double equal_linear_weight(int han_members);
 // The answers (1 - weight) han_mean + weight linear.
 Matrix blend_answers(const Matrix& han_mean, const Matrix& linear, double weight);
 
-// Zero weights and the idf of `train` over a vocabulary of `vocab_size` ids.
-LinearMemberParams linear_member_init(const Documents& train, Index vocab_size, Index outputs);
+// The word pairs a member of `outputs` rows over `train` keeps with model.linear_ngrams =
+// ngrams: none for 1, count_word_pairs' for 2 (within the bounds of nn/word_pairs.h).
+Matrix linear_member_pairs(const Documents& train, Index outputs, int ngrams);
+// Zero weights, and the idf of `train` over the features: a vocabulary of `vocab_size`
+// ids, then `pairs`.
+LinearMemberParams linear_member_init(const Documents& train, Index vocab_size, Index outputs, Matrix pairs = Matrix(2, 0));
+// A feature's text: its word, or its two words joined by a space.
+std::string linear_feature_name(const LinearMemberParams& p, const std::vector<std::string>& words, Index feature);
 // The features of docs[indices], in that order.
 BagFeatures linear_member_features(const LinearMemberParams& p, const Documents& docs,
                                    const std::vector<Index>& indices);

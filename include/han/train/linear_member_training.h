@@ -1,11 +1,15 @@
 #pragma once
 // Training the linear member (model.linear_member, nn/linear_member.h) once the HAN is
-// trained. It is a convex model on sparse features, so it trains in seconds: the run's
+// trained. It is a convex model on sparse features, fitted exactly by LIBLINEAR
+// (train/linear_member_exact.h) with its regularisation chosen on dev. Two cases take
+// stochastic gradient descent instead (LinearSolver::sgd): documents of unequal weights
+// (data weights or loss.class_weights; LIBLINEAR weighs every document alike), and a
+// member continued from a parent model (trainer.init), which must start from the parent's
+// weights and stay near them, where an exact fit would forget them. SGD runs the run's
 // optimizer (optimizer.*, schedule included) at optimizer.bag_lr_scale times its learning
-// rate, batches of batching.batch_size documents in a seeded order, up to kLinearMemberEpochs
-// epochs (its own: a linear model needs more passes than the HAN, and they cost little). The epoch with the lowest dev loss is kept (patience as trainer.patience): its
-// probabilities are averaged with the HAN's, so the loss, not the accuracy, is what counts.
-// Without a dev set, the last epoch. Every rank of a distributed run trains the same one.
+// rate, batches of batching.batch_size documents in a seeded order, up to
+// kLinearMemberEpochs epochs, and keeps the epoch with the lowest dev loss (patience as
+// trainer.patience; without dev, the last). Every rank of a distributed run trains the same one.
 #include <limits>
 
 #include <nlohmann/json.hpp>
@@ -19,14 +23,20 @@ namespace han {
 
 constexpr int kLinearMemberEpochs = 30;
 
+enum class LinearSolver { liblinear, sgd };
+
 struct LinearMemberResult {
   LinearMemberParams params;
-  int epochs = 0;      // trained
-  int best_epoch = 0;  // kept
+  LinearSolver solver = LinearSolver::sgd;
+  double c = 0;        // liblinear: the regularisation C
+  bool c_on_dev = false;  // liblinear: C chosen on dev
+  int epochs = 0;      // sgd: trained
+  int best_epoch = 0;  // sgd: kept
   double dev_loss = std::numeric_limits<double>::quiet_NaN();  // mean, at the best epoch
   double seconds = 0;
   double weight = kAutoReal;  // its share of the average, once settled (train/linear_weight.h)
-  // {"best_epoch", "epochs", "dev_loss" (null without dev), "weight"}: in the model header,
+  // {"solver", "C" or "best_epoch" and "epochs", "pairs", "dev_loss" (null without dev),
+  // "weight"}: in the model header,
   // which holds no timing so that the same training writes the same file (a resumed run too).
   nlohmann::json to_json() const;
   // to_json() and "seconds": in train's summary.

@@ -1,0 +1,140 @@
+#include "han/train/linear_member_exact.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <numeric>
+
+#include "han/core/parallel.h"
+#include "han/infer/calibration.h"
+#include "han/infer/temperature.h"
+#include "han/train/linear_solver.h"
+
+namespace han {
+namespace {
+
+// The problems of `task`: one target vector each (±1 for logistic loss).
+struct MemberProblems {
+  LinearLoss loss = LinearLoss::logistic;
+  std::vector<std::vector<double>> y;
+};
+
+MemberProblems member_problems(const OutputHead& head, const Documents& train, Index outputs) {
+  MemberProblems m;
+  const std::size_t n = train.size();
+  const Answers& a = train.answers();
+  if (head.task == Task::regression) {
+    m.loss = LinearLoss::least_squares;
+    m.y.emplace_back(n);
+    for (std::size_t i = 0; i < n; ++i) m.y[0][i] = head.scale.standardise(a.targets[i]);
+    return m;
+  }
+  const Index problems = head.task == Task::single && outputs == 2 ? 1 : outputs;
+  m.y.assign(static_cast<std::size_t>(problems), std::vector<double>(n, -1.0));
+  for (std::size_t i = 0; i < n; ++i) {
+    if (head.task == Task::single) {
+      const std::int32_t label = a.labels[i];
+      if (problems == 1 && label == 1) m.y[0][i] = 1;
+      if (problems > 1) m.y[static_cast<std::size_t>(label)][i] = 1;
+    } else {
+      for (std::uint64_t k = a.label_set_starts[i]; k < a.label_set_starts[i + 1]; ++k)
+        m.y[static_cast<std::size_t>(a.label_set_ids[k])][i] = 1;
+    }
+  }
+  return m;
+}
+
+// A problem whose documents all answer alike has no boundary to fit: no weights, and the
+// bias at the log-odds of its (clamped) rate.
+bool one_sided(const std::vector<double>& y, std::vector<double>& w, Index features) {
+  const auto positives = std::count(y.begin(), y.end(), 1.0);
+  if (positives != 0 && positives != static_cast<std::ptrdiff_t>(y.size())) return false;
+  const double rate = std::clamp(static_cast<double>(positives) / static_cast<double>(y.size()), 1e-4, 1 - 1e-4);
+  w.assign(static_cast<std::size_t>(features) + 1, 0.0);
+  w.back() = std::log(rate / (1 - rate));
+  return true;
+}
+
+// Fits every problem at C, on `threads` threads, each from its solution in `w` (if any).
+void fit_all(const LinearRows& rows, const MemberProblems& m, double C, int threads,
+             std::vector<std::vector<double>>& w) {
+  w.resize(m.y.size());
+  std::atomic<std::size_t> next{0};
+  run_parallel(threads, [&](int) {
+    for (std::size_t k; (k = next++) < m.y.size();) {
+      if (m.loss == LinearLoss::logistic && one_sided(m.y[k], w[k], rows.features())) continue;
+      w[k] = fit_linear(rows, m.y[k], m.loss, C, w[k]);
+    }
+  });
+}
+
+// The solutions as the member's weights: a row per output (for two labels, ±w/2, so that
+// the softmax of the two rows is the sigmoid of w·x).
+void set_weights(LinearMemberParams& p, const std::vector<std::vector<double>>& w) {
+  const Index features = p.W.cols();
+  const bool halves = w.size() == 1 && p.W.rows() == 2;
+  for (Index r = 0; r < p.W.rows(); ++r) {
+    const std::vector<double>& s = w[halves ? 0 : static_cast<std::size_t>(r)];
+    const double sign = halves ? (r == 1 ? 0.5 : -0.5) : 1.0;
+    for (Index f = 0; f < features; ++f) p.W(r, f) = static_cast<Scalar>(sign * s[static_cast<std::size_t>(f)]);
+    p.b(r, 0) = static_cast<Scalar>(sign * s.back());
+  }
+}
+
+// The member's dev loss; for classification, at the temperature that minimises it, which
+// is folded into the weights.
+double tempered_dev_loss(LinearMemberParams& p, const OutputHead& head, const Documents& dev) {
+  OutputHead logits_head = head;
+  logits_head.answers_logits = true;
+  const Matrix logits = linear_member_answers(p, logits_head, dev);
+  if (head.task == Task::regression) {
+    double sum = 0;
+    for (std::size_t i = 0; i < dev.size(); ++i) {
+      const double e = logits(0, static_cast<Index>(i)) - head.scale.standardise(dev.answers().targets[i]);
+      sum += e * e;
+    }
+    return sum / static_cast<double>(dev.size());
+  }
+  const LabelSets gold = gold_label_sets(head.task, dev);
+  const double T = fit_temperature(head.task, logits, gold);
+  p.W /= static_cast<Scalar>(T);
+  p.b /= static_cast<Scalar>(T);
+  return tempered_nll(head.task, logits, gold, T);
+}
+
+}  // namespace
+
+LinearMemberResult fit_linear_member(const Config& cfg, const Corpus& corpus, const OutputHead& head,
+                                     LinearMemberParams member) {
+  std::vector<Index> all(corpus.train.size());
+  std::iota(all.begin(), all.end(), Index{0});
+  const MemberProblems problems = member_problems(head, corpus.train, member.W.rows());
+  const LinearRows rows(linear_member_features(member, corpus.train, all), member.W.cols());
+  const int threads = resolve_threads(cfg.trainer.threads);
+  LinearMemberResult r;
+  r.solver = LinearSolver::liblinear;
+  std::vector<std::vector<double>> w;
+  const bool search = cfg.model.linear_c == kAutoReal && !corpus.dev.empty();
+  r.c_on_dev = search;
+  const double first = cfg.model.linear_c != kAutoReal ? cfg.model.linear_c : search ? kMinLinearC : kLinearCWithoutDev;
+  for (double C = first; C <= (search ? kMaxLinearC : first); C *= kLinearCStep) {
+    fit_all(rows, problems, C, threads, w);
+    set_weights(member, w);
+    if (corpus.dev.empty()) {
+      r.params = member;
+      r.c = C;
+      break;
+    }
+    const double loss = tempered_dev_loss(member, head, corpus.dev);
+    spdlog::debug("linear member: C {} dev loss {:.4f}", C, loss);
+    if (std::isfinite(r.dev_loss) && loss >= r.dev_loss) break;  // past the best
+    r.params = member;
+    r.c = C;
+    r.dev_loss = loss;
+  }
+  return r;
+}
+
+}  // namespace han
