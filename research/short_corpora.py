@@ -10,7 +10,7 @@ with the same labels and splits:
   imdb-first-sentence  each review's first sentence (up to . ! or ?), positive / negative
 
 Usage: research/short_corpora.py [--data ../shared/data] [--out runs/short-data]
-Then:  research/accuracy.sh --data runs/short-data --corpora "20news-subjects spam-subjects imdb-first-sentence"
+Then:  scripts/accuracy.sh --data runs/short-data --corpora "20news-subjects spam-subjects imdb-first-sentence"
 Every record is kept (a document whose text is all blank stays empty), so the splits' sizes
 match the source's.
 """
