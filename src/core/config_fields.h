@@ -213,6 +213,11 @@ void visit_fields(OptimizerConfig& c, V& v) {
           "learns at a higher rate than the network",
           kLater},
          c.bag_lr_scale, 10.0, RealRange{0.0, 1000.0, true, false});
+  v.boolean({"lazy_embeddings",
+             "update only the embedding rows of the batch's words (as LazyAdam and SparseAdam do): a step costs the "
+             "same whatever the vocabulary; an untouched row's Adam moments wait instead of decaying",
+             kLater},
+            c.lazy_embeddings, false);
 }
 
 template <class V>

@@ -42,10 +42,16 @@ double GradientWorkers::compute(const HanParams& params, const ModelConfig& cfg,
                                 const OutputHead& head, const LossConfig& loss_config) {
   run_shards(params, cfg, shards, static_cast<std::size_t>(job.rank()) * workers_.size(), dropout, batch_docs,
              train_embeddings, head, loss_config);
-  if (job.ranks() == 1)
+  if (job.ranks() == 1) {
     reduce();
-  else
+    std::vector<std::int32_t> ids;
+    if (train_embeddings)
+      for (const Worker& w : workers_) ids.insert(ids.end(), w.cache.token_ids.begin(), w.cache.token_ids.end());
+    step_columns_ = unique_ids(std::move(ids));
+  } else {
     reduce_across(job, train_embeddings);
+    step_columns_ = job_ids_;
+  }
   return total_loss(job) / static_cast<double>(batch_docs);
 }
 

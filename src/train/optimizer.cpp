@@ -15,13 +15,20 @@ struct Piece {
   Index begin, size;
 };
 
-// Cut at a fixed size, whatever the thread count.
+// Cut at a fixed size, whatever the thread count; a parameter with `columns` is cut into
+// those columns only.
 std::vector<Piece> pieces_of(const std::vector<ParamRef>& params) {
   constexpr Index kPiece = 1 << 16;
   std::vector<Piece> out;
-  for (std::size_t i = 0; i < params.size(); ++i)
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    if (const std::vector<std::int32_t>* columns = params[i].columns) {
+      const Index rows = params[i].value->rows();
+      for (std::int32_t c : *columns) out.push_back({i, c * rows, rows});
+      continue;
+    }
     for (Index b = 0; b < params[i].value->size(); b += kPiece)
       out.push_back({i, b, std::min(kPiece, params[i].value->size() - b)});
+  }
   return out;
 }
 

@@ -169,8 +169,10 @@ std::vector<ParamRef> TrainingRun::trained_refs() {
   // Empty tensors (the bag term when off) have nothing to train or checkpoint.
   refs.erase(std::remove_if(refs.begin(), refs.end(), [](const ParamRef& r) { return r.value->size() == 0; }), refs.end());
   for (ParamRef& r : refs)
-    if (is_embedding(r)) r.lr_scale = cfg_.optimizer.embedding_lr_scale;
-    else if (r.name.rfind("bag.", 0) == 0) r.lr_scale = cfg_.optimizer.bag_lr_scale;
+    if (is_embedding(r)) {
+      r.lr_scale = cfg_.optimizer.embedding_lr_scale;
+      if (cfg_.optimizer.lazy_embeddings) r.columns = &workers_.step_columns();
+    } else if (r.name.rfind("bag.", 0) == 0) r.lr_scale = cfg_.optimizer.bag_lr_scale;
   return refs;
 }
 

@@ -99,6 +99,7 @@ struct OptimizerConfig {
   double warmup;  // fraction of the training steps over which lr rises from 0
   double embedding_lr_scale;  // the embedding table's lr as a multiple of lr; 0 = frozen
   double bag_lr_scale;       // model.bag's weights' lr as a multiple of lr
+  bool lazy_embeddings;      // update only the embedding columns of the batch's words
 };
 
 struct TrainerConfig {

@@ -2,6 +2,7 @@
 // The optimizer's only view of a model: a flat list of named (value, grad) pairs.
 // Each layer's parameter struct lists its tensors once in a static `fields`
 // template; HanParams composes them with dotted name prefixes.
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,9 @@ struct ParamRef {
   Matrix* value;
   Matrix* grad;
   double lr_scale = 1.0;  // this tensor's learning rate, as a multiple of the optimizer's
+  // The only columns whose gradient can be non-zero, sorted (nullptr: any): the optimizer
+  // then visits those alone.
+  const std::vector<std::int32_t>* columns = nullptr;
 };
 
 // Whether a tensor is a bias (its name's last part is "b" or starts with "b_"): AdamW's

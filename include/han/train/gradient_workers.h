@@ -45,6 +45,9 @@ class GradientWorkers {
   HanParams& grads() { return workers_[0].grads; }
   // Clears what compute() wrote (only the embedding columns of the batch's words).
   void zero();
+  // The embedding columns of the batch's words on every rank, sorted, after compute():
+  // the only ones grads() holds non-zero (none when the table is not trained).
+  const std::vector<std::int32_t>& step_columns() const { return step_columns_; }
   const ExchangeStats& exchange() const { return exchange_; }
 
  private:
@@ -64,6 +67,7 @@ class GradientWorkers {
   std::vector<Worker> workers_;
   AllreduceMode allreduce_;
   std::vector<std::int32_t> job_ids_;  // the batch's words on every rank (set by reduce_across)
+  std::vector<std::int32_t> step_columns_;
   std::vector<Scalar> buffer_;
   ExchangeStats exchange_;
 };

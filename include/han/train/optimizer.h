@@ -7,7 +7,9 @@
 // Both walk the parameters in fixed-size pieces spread over `threads`: the update is
 // elementwise and the norm sums the pieces in order, so results do not depend on the
 // thread count. (The embedding table makes these passes a serial tenth of a training
-// step otherwise.)
+// step otherwise.) A parameter whose ParamRef lists its `columns` is visited in those
+// columns alone: lazy updates (optimizer.lazy_embeddings), where a column the gradient
+// skips keeps its weights and its momentum and Adam moments as they were.
 #include <memory>
 #include <vector>
 
