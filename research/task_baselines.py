@@ -72,7 +72,9 @@ def regression(A, y, grid):
     from sklearn.linear_model import Ridge
     best = None
     for alpha in grid:
-        reg = Ridge(alpha=alpha).fit(A["train"], y["train"])
+        # lsqr: scikit-learn's fastest ridge solver on sparse input; the default took over
+        # 20 minutes on IMDB's 25k x 400k features without finishing.
+        reg = Ridge(alpha=alpha, solver="lsqr").fit(A["train"], y["train"])
         rmse = float(np.sqrt(np.mean((reg.predict(A["dev"]) - np.array(y["dev"])) ** 2)))
         if best is None or rmse < best[0]:
             best = (rmse, alpha, reg)
