@@ -1,10 +1,10 @@
-// han serve --model FILE [--host H] [--port P] [--threads N] [--max-batch B] [--max-wait-ms W]
-//           [--max-body SIZE] [--max-texts N] [--timeout S] [--allow-reload]
+// han serve --model FILE [--host H] [--port P] [--threads N] [--backlog N] [--max-batch B]
+//           [--max-wait-ms W] [--max-body SIZE] [--max-texts N] [--timeout S] [--keep-alive-timeout S]
+//           [--keep-alive-max N] [--allow-reload]
 // A model behind HTTP (serve_routes.h). Signals are taken by one thread (sigwait), not by
 // handlers: SIGHUP reloads the model file, SIGINT and SIGTERM stop accepting, let the
 // requests in flight finish, and end with exit status 0.
 #include <pthread.h>
-#include <sys/socket.h>
 #include <spdlog/spdlog.h>
 
 #include <atomic>
@@ -18,6 +18,7 @@
 #include "han/core/error.h"
 #include "logging.h"
 #include "option_values.h"
+#include "serve_listener.h"
 #include "serve_routes.h"
 #include "serve_state.h"
 
@@ -26,14 +27,11 @@ namespace {
 
 struct ServeArgs {
   std::string model;
-  std::string host = "127.0.0.1";
-  int port = 8080;
-  int threads = 64;
+  HttpOptions http;
   int max_batch = 64;
   double max_wait_ms = 5;
   std::string max_body = "1MB";
   int max_texts = 256;
-  double timeout = 5;
   bool allow_reload = false;
   LogOptions log;
 };
@@ -51,31 +49,6 @@ std::size_t byte_size(const std::string& text) {
   return n;
 }
 
-void configure(httplib::Server& server, const ServeArgs& a) {
-  const auto timeout = std::chrono::microseconds(static_cast<std::int64_t>(a.timeout * 1e6));
-  server.new_task_queue = [threads = a.threads] { return new httplib::ThreadPool(static_cast<std::size_t>(threads)); };
-  server.set_payload_max_length(byte_size(a.max_body));
-  server.set_read_timeout(timeout);   // a client that stops sending mid-request
-  server.set_write_timeout(timeout);  // or stops reading its answer
-  server.set_keep_alive_timeout(std::max<time_t>(1, static_cast<time_t>(a.timeout)));  // an idle connection
-  server.set_keep_alive_max_count(1000);
-  server.set_tcp_nodelay(true);  // answers are small: send them at once
-  // httplib's default also sets SO_REUSEPORT, which lets a second server share a port in
-  // use without a word: only SO_REUSEADDR (a restart may bind while old connections linger).
-  server.set_socket_options([](socket_t sock) {
-    int yes = 1;
-    ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
-  });
-}
-
-// Binds before anything is announced: port 0 picks a free port, printed on the line
-// "han: listening on http://HOST:PORT".
-int bind(httplib::Server& server, const ServeArgs& a) {
-  const int port = a.port == 0 ? server.bind_to_any_port(a.host) : server.bind_to_port(a.host, a.port) ? a.port : -1;
-  if (port <= 0) throw han::Error("cannot listen on " + a.host + ":" + std::to_string(a.port) + " (in use, or not an address of this machine)", 1);
-  return port;
-}
-
 sigset_t serve_signals() {
   sigset_t set;
   sigemptyset(&set);
@@ -84,7 +57,7 @@ sigset_t serve_signals() {
 }
 
 // Waits for signals: SIGHUP reloads; SIGINT or SIGTERM stops the server and returns.
-void take_signals(httplib::Server& server, ServeState& state) {
+void take_signals(HttpServer& server, ServeState& state) {
   const sigset_t set = serve_signals();
   while (true) {
     int sig = 0;
@@ -113,10 +86,11 @@ void run_serve(const ServeArgs& a) {
   batching.max_wait = std::chrono::microseconds(static_cast<std::int64_t>(a.max_wait_ms * 1000));
   ServeState state(a.model, model, batching, {static_cast<std::size_t>(a.max_texts), a.allow_reload});
   model.reset();
-  httplib::Server server;
-  configure(server, a);
+  HttpOptions http = a.http;
+  http.max_body = byte_size(a.max_body);
+  HttpServer server(http);
   add_routes(server, state);
-  const int port = bind(server, a);
+  const int port = server.bind();
   // The listener runs on a thread of its own; this one waits until it accepts (a stop
   // asked before that would be lost), then takes the signals.
   std::atomic<bool> listening_ended{false};
@@ -128,7 +102,8 @@ void run_serve(const ServeArgs& a) {
     if (!state.stopping) pthread_kill(signal_taker, SIGTERM);  // it failed: wake the signal taker
   });
   while (!server.is_running() && !listening_ended) std::this_thread::yield();
-  spdlog::info("listening on http://{}:{}", a.host.find(':') == std::string::npos ? a.host : "[" + a.host + "]", port);
+  const std::string& host = a.http.host;
+  spdlog::info("listening on http://{}:{}", host.find(':') == std::string::npos ? host : "[" + host + "]", port);
   take_signals(server, state);
   listener.join();
   state.batcher.stop();
@@ -142,13 +117,17 @@ void add_serve_command(CLI::App& app) {
   auto args = std::make_shared<ServeArgs>();
   CLI::App* cmd = app.add_subcommand("serve", "Answer predictions over HTTP: a model behind a JSON API, batched");
   add_model_option(cmd, args->model);
-  cmd->add_option("--host", args->host, "Address to listen on (loopback unless told otherwise)")->default_val("127.0.0.1");
-  cmd->add_option("-p,--port", args->port, "Port to listen on; 0 picks a free one (printed at start)")
+  cmd->add_option("--host", args->http.host, "Address to listen on (loopback unless told otherwise)")->default_val("127.0.0.1");
+  cmd->add_option("-p,--port", args->http.port, "Port to listen on; 0 picks a free one (printed at start)")
       ->default_val(8080)
       ->check(in_range(0, 65535));
-  cmd->add_option("--threads", args->threads, "Connections served at once (HTTP threads; each waits for its batch)")
+  cmd->add_option("--threads", args->http.threads,
+                  "Connections served at once (HTTP threads); more wait, and answers then ask clients to close")
       ->default_val(64)
       ->check(in_range(1, 4096));
+  cmd->add_option("--backlog", args->http.backlog, "Connections the kernel holds until they are accepted")
+      ->default_val(1024)
+      ->check(in_range(1, 65535));
   cmd->add_option("--max-batch", args->max_batch, "Most documents in one forward pass")->default_val(64)->check(in_range(1, 4096));
   cmd->add_option("--max-wait-ms", args->max_wait_ms,
                   "Longest a batch waits for more documents while other requests are being read")
@@ -160,10 +139,17 @@ void add_serve_command(CLI::App& app) {
   cmd->add_option("--max-texts", args->max_texts, "Most texts in one request; more get 413")
       ->default_val(256)
       ->check(in_range(1, 1000000));
-  cmd->add_option("--timeout", args->timeout,
-                  "Seconds a client may stall while sending a request or reading its answer, or idle between requests")
+  cmd->add_option("--timeout", args->http.timeout,
+                  "Seconds a client may stall while sending a request or reading its answer")
       ->default_val(5)
       ->check(in_range(0.1, 3600.0));
+  cmd->add_option("--keep-alive-timeout", args->http.keep_alive_timeout,
+                  "Seconds an idle connection stays open for its next request")
+      ->default_val(5)
+      ->check(in_range(1, 3600));
+  cmd->add_option("--keep-alive-max", args->http.keep_alive_max, "Requests on one connection before it is closed")
+      ->default_val(100)
+      ->check(in_range(1, 1000000));
   cmd->add_flag("--allow-reload", args->allow_reload, "Also reload the model on POST /v1/reload (SIGHUP always does)");
   add_log_options(*cmd, args->log);
   cmd->callback([args] { run_serve(*args); });

@@ -147,13 +147,27 @@ void add_wrong_methods(httplib::Server& server) {
   for (const char* path : {"/v1/model", "/healthz", "/readyz", "/metrics"}) server.Post(path, wrong("GET"));
 }
 
-// httplib's own refusals (unknown path, body over the limit, a bad request line) get a
-// JSON body too; the handlers' errors already have one.
+// A body shorter than its Content-Length: httplib gave up reading it (the client stalled
+// past --timeout, or hung up).
+bool body_cut_short(const httplib::Request& req) {
+  if (!req.has_header("Content-Length")) return false;
+  const std::string length = req.get_header_value("Content-Length");
+  return length.find_first_not_of("0123456789") == std::string::npos && length.size() < 19 &&
+         req.body.size() < std::stoull(length);
+}
+
+// httplib's own refusals (unknown path, body over the limit, a bad request line, a body
+// that stopped coming) get a JSON body too; the handlers' errors already have one.
 void answer_refusals(httplib::Server& server, ServeState& state) {
   server.set_error_handler([&state](const httplib::Request& req, httplib::Response& res) {
     if (!res.body.empty()) return;
     std::string message = "the request was refused (HTTP status " + std::to_string(res.status) + ")";
     if (res.status == 400) message = "the request is not well-formed HTTP (a POST needs a Content-Length)";
+    if (res.status == 400 && body_cut_short(req)) {  // the connection is not worth keeping
+      res.status = 408;
+      message = "the request body stopped coming for longer than --timeout";
+      res.set_header("Connection", "close");
+    }
     if (res.status == 404) message = "no such path: " + req.path;
     if (res.status == 413) message = "the request body is over the limit (--max-body)";
     json_error(res, res.status, message);

@@ -2,9 +2,6 @@
 // HTTP. Its answers are han predict's and han info's, batched or not; bad requests get a
 // JSON error and their status while the server goes on; reloads drop no request; SIGTERM
 // finishes what is in flight and exits 0.
-#include <netinet/in.h>
-#include <sys/socket.h>
-
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -16,6 +13,7 @@
 
 #include "support/cli_fixture.h"
 #include "support/paths.h"
+#include "support/raw_http.h"
 #include "support/run.h"
 #include "support/serve.h"
 
@@ -163,17 +161,6 @@ TEST_CASE("serve answers concurrent requests batched as it answers each alone", 
 
 namespace {
 
-// A raw connection to the server (for clients that misbehave).
-int connect_to(int port) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<std::uint16_t>(port));
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  REQUIRE(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
-  return fd;
-}
-
 // The body a corpus case sends.
 std::string case_body(const json& k) {
   if (k.contains("nest")) return std::string(k["nest"].get<std::size_t>(), '[') + std::string(k["nest"].get<std::size_t>(), ']');
@@ -197,35 +184,11 @@ std::string case_body(const json& k) {
   return bytes;
 }
 
-// Everything the server sends until it closes the connection (30 s at most).
-std::string read_until_closed(int fd) {
-  std::string out;
-  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-  while (std::chrono::steady_clock::now() < until) {
-    pollfd p{fd, POLLIN, 0};
-    if (::poll(&p, 1, 1000) != 1) continue;
-    char buf[65536];
-    const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
-    if (n <= 0) break;
-    out.append(buf, static_cast<std::size_t>(n));
-  }
-  return out;
-}
-
-// What the server sends next on a raw connection (waits up to 30 s for it).
-std::string read_reply(int fd) {
-  pollfd p{fd, POLLIN, 0};
-  REQUIRE(::poll(&p, 1, 30000) == 1);
-  char buf[65536];
-  const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
-  return n > 0 ? std::string(buf, static_cast<std::size_t>(n)) : "";
-}
-
 }  // namespace
 
 TEST_CASE("serve answers every bad request of tests/serve/bad_requests.json with its status and goes on", "[cli][serve]") {
   const CliFixture& f = cli_fixture();
-  ServeProcess server({"-m", f.model, "--max-body", "16KB", "--max-texts", "4", "--timeout", "1", "--threads", "8"});
+  ServeProcess server({"-m", f.model, "--max-body", "16KB", "--max-texts", "4"});
   auto c = server.client();
   for (const json& k : json::parse(slurp(source_path("tests/serve/bad_requests.json")))) {
     INFO(k["name"].get<std::string>());
@@ -238,25 +201,6 @@ TEST_CASE("serve answers every bad request of tests/serve/bad_requests.json with
     const json error = json::parse(res->body);
     CHECK(error["error"].get<std::string>().find(k["says"].get<std::string>()) != std::string::npos);
     CHECK(c->Get("/healthz")->status == 200);
-  }
-  {  // a client that stops sending is cut off after --timeout, and others are answered meanwhile
-    const int slow = connect_to(server.port());
-    const std::string part = "POST /v1/predict HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"text\":";
-    REQUIRE(::send(slow, part.data(), part.size(), 0) == static_cast<ssize_t>(part.size()));
-    CHECK(c->Get("/healthz")->status == 200);
-    char buf[512];
-    pollfd p{slow, POLLIN, 0};
-    REQUIRE(::poll(&p, 1, 30000) == 1);  // the server answers or closes: it does not wait forever
-    CHECK(::recv(slow, buf, sizeof buf, 0) >= 0);
-    ::close(slow);
-  }
-  {  // a flood of idle connections does not stop /healthz from being answered
-    std::vector<int> flood;
-    for (int i = 0; i < 40; ++i) flood.push_back(connect_to(server.port()));
-    const auto res = c->Get("/healthz");  // the pool's 8 threads free up as idle ones time out
-    REQUIRE(res);
-    CHECK(res->status == 200);
-    for (int fd : flood) ::close(fd);
   }
   CHECK(c->Get("/healthz")->status == 200);
   const std::string metrics = c->Get("/metrics")->body;
@@ -308,17 +252,15 @@ TEST_CASE("serve finishes the requests in flight on SIGTERM and exits 0", "[cli]
   const CliFixture& f = cli_fixture();
   ServeProcess server({"-m", f.model});
   const std::string body = one_text(test_texts(1)[0]);
-  const int fd = connect_to(server.port());
+  RawConnection raw(server.port());
   // "100 Continue" says the server is reading this request: SIGTERM comes while it is.
-  const std::string head = "POST /v1/predict HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nExpect: 100-continue\r\n"
-                           "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n";
-  REQUIRE(::send(fd, head.data(), head.size(), 0) == static_cast<ssize_t>(head.size()));
-  CHECK(read_reply(fd).find("100 Continue") != std::string::npos);
+  raw.send("POST /v1/predict HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nExpect: 100-continue\r\n"
+           "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n");
+  CHECK(raw.read_reply().find("100 Continue") != std::string::npos);
   server.signal(SIGTERM);
   REQUIRE(server.wait_for_log("finishing the requests in flight"));
-  REQUIRE(::send(fd, body.data(), body.size(), 0) == static_cast<ssize_t>(body.size()));
-  const std::string reply = read_until_closed(fd);  // the answer, then the close: the server is stopping
-  ::close(fd);
+  raw.send(body);
+  const std::string reply = raw.read_until_closed();  // the answer, then the close: the server is stopping
   CHECK(reply.find("HTTP/1.1 200") == 0);
   CHECK(reply.find("\"label\"") != std::string::npos);
   CHECK(server.stop(SIGTERM) == 0);
