@@ -1,5 +1,7 @@
 #include "han/serve/batcher.h"
 
+#include <pthread.h>
+
 #include <algorithm>
 
 #include "han/core/error.h"
@@ -8,16 +10,37 @@ namespace han::serve {
 
 struct Batcher::Waiting {
   Job* job = nullptr;
-  std::size_t next = 0;  // the first of its documents not yet in a batch
+  std::size_t next = 0;  // the first of its documents not yet in a pass
   std::size_t answered = 0;
   std::exception_ptr error;
-  std::condition_variable done;
+  std::mutex mutex;
+  std::condition_variable wake;
+  bool done = false;  // answered, or failed (under `mutex`)
 };
 
-Batcher::Batcher(BatcherOptions options, std::function<void(std::size_t, double)> on_batch)
-    : options_(options), on_batch_(std::move(on_batch)), thread_([this] { run(); }) {
-  options_.max_batch = std::max<std::size_t>(options_.max_batch, 1);
+struct Batcher::Pass {
+  const ServedModel* model = nullptr;  // kept alive by its jobs
+  std::vector<Waiting*> jobs;
+  std::vector<std::pair<std::size_t, std::size_t>> parts;  // (first, count) of each job's documents
+};
+
+struct Batcher::Answers {
+  Matrix probs;
+  std::vector<Explanation> explanations;
+  std::exception_ptr error;
+};
+
+namespace {
+
+BatcherOptions checked(BatcherOptions o) {
+  o.max_batch = std::max<std::size_t>(o.max_batch, 1);
+  return o;
 }
+
+}  // namespace
+
+Batcher::Batcher(BatcherOptions options, std::function<void(std::size_t, double)> on_batch)
+    : options_(checked(options)), on_batch_(std::move(on_batch)), thread_([this] { run(); }) {}
 
 Batcher::~Batcher() { stop(); }
 
@@ -30,123 +53,147 @@ void Batcher::arriving() {
 void Batcher::not_coming() {
   std::lock_guard<std::mutex> lock(mutex_);
   --arriving_;
-  work_.notify_one();
+  if (gathering_ && batch_ready()) ready_.notify_one();  // the pass waited for it
 }
 
 void Batcher::answer(Job& job) {
   Waiting w;
   w.job = &job;
-  std::unique_lock<std::mutex> lock(mutex_);
-  --arriving_;
-  if (stopping_) throw Error("the server is stopping", 1);
-  queue_.push_back(&w);
-  queued_docs_ += job.docs.size();
-  work_.notify_one();
-  w.done.wait(lock, [&] { return w.answered == job.docs.size() || w.error; });
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    --arriving_;
+    if (stopping_) throw Error("the server is stopping", 1);
+    queue_.push_back(&w);
+    queued_docs_ += job.docs.size();
+    // Wakes the batching thread only when it has something to do.
+    if (!gathering_) idle_.notify_one();
+    else if (batch_ready()) ready_.notify_one();
+  }
+  std::unique_lock<std::mutex> lock(w.mutex);
+  w.wake.wait(lock, [&] { return w.done; });
   if (w.error) std::rethrow_exception(w.error);
 }
 
 void Batcher::stop() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (stopping_ && !thread_.joinable()) return;
     stopping_ = true;
   }
-  work_.notify_one();
+  idle_.notify_one();
+  ready_.notify_one();
   if (thread_.joinable()) thread_.join();
 }
 
 void Batcher::run() {
+  pthread_setname_np(pthread_self(), "han-batch");  // for top -H and perf
   std::unique_lock<std::mutex> lock(mutex_);
   while (true) {
-    work_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+    idle_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
     if (queue_.empty()) return;  // stopping, and everything answered
-    std::vector<Waiting*> batch = next_batch(lock);
+    const Pass pass = gather(lock);
     lock.unlock();
-    forward(batch);
+    forward(pass);
     lock.lock();
   }
 }
 
-// Waits (lock held) until the batch is worth running, then takes up to max_batch
-// documents, all of the first job's model, from the front of the queue.
-std::vector<Batcher::Waiting*> Batcher::next_batch(std::unique_lock<std::mutex>& lock) {
+// Waits (lock held) until the batch is worth running, or for max_wait, then takes it.
+// The wait starts when the thread is free, not when the oldest request came: the
+// requests that came during a pass are few when most clients still wait for its answers.
+Batcher::Pass Batcher::gather(std::unique_lock<std::mutex>& lock) {
+  gathering_ = true;
   const auto deadline = std::chrono::steady_clock::now() + options_.max_wait;
-  work_.wait_until(lock, deadline, [&] {
-    return stopping_ || queued_docs_ >= options_.max_batch ||
-           (arriving_ == 0 && queue_.size() >= recent_peak_.requests);
-  });
-  std::vector<Waiting*> batch;
-  std::size_t docs = 0;
-  const ServedModel* model = queue_.front()->job->model.get();
-  for (Waiting* w : queue_) {
-    if (docs == options_.max_batch || w->job->model.get() != model) break;
-    batch.push_back(w);
-    docs += std::min(w->job->docs.size() - w->next, options_.max_batch - docs);
-  }
-  in_pass_ = batch.size();
-  return batch;
+  ready_.wait_until(lock, deadline, [&] { return batch_ready(); });
+  gathering_ = false;
+  return take();
+}
+
+bool Batcher::batch_ready() const {
+  return stopping_ || queued_docs_ >= options_.max_batch ||
+         (arriving_ == 0 && queue_.size() >= recent_peak_.requests());
 }
 
 void Batcher::Peak::note(std::size_t in_server) {
   const auto now = std::chrono::steady_clock::now();
-  if (now - since > kPeakMemory) {  // clients come and go: forget an old peak
-    requests = 1;
+  if (now - since > kWindow) {  // clients come and go: an old peak fades after two windows
+    previous = now - since > 2 * kWindow ? 1 : current;
+    current = 1;
     since = now;
   }
-  requests = std::max(requests, in_server);
+  current = std::max(current, in_server);
 }
 
-// Takes the batch's documents off the queue: (first, count) of each job's; a large job
-// spans batches.
-std::vector<std::pair<std::size_t, std::size_t>> Batcher::take(const std::vector<Waiting*>& batch) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  std::vector<std::pair<std::size_t, std::size_t>> parts;
+// Takes (lock held) up to max_batch documents of the oldest job's model, oldest first;
+// a large job spans passes.
+Batcher::Pass Batcher::take() {
+  Pass pass;
+  if (queue_.empty()) return pass;
+  pass.model = queue_.front()->job->model.get();
   std::size_t room = options_.max_batch;
-  for (Waiting* w : batch) {
+  for (auto it = queue_.begin(); it != queue_.end() && room > 0;) {
+    Waiting* w = *it;
+    if (w->job->model.get() != pass.model) {
+      ++it;
+      continue;
+    }
     const std::size_t n = std::min(w->job->docs.size() - w->next, room);
-    parts.emplace_back(w->next, n);
+    pass.jobs.push_back(w);
+    pass.parts.emplace_back(w->next, n);
     w->next += n;
     room -= n;
     queued_docs_ -= n;
-    if (w->next == w->job->docs.size()) queue_.erase(std::find(queue_.begin(), queue_.end(), w));
+    it = w->next == w->job->docs.size() ? queue_.erase(it) : std::next(it);
   }
-  return parts;
+  in_pass_ = pass.jobs.size();
+  return pass;
 }
 
-void Batcher::forward(const std::vector<Waiting*>& batch) {
-  const std::vector<std::pair<std::size_t, std::size_t>> parts = take(batch);
-  const ServedModel& model = *batch.front()->job->model;
-  Documents docs(model.classifier.vocab.size());
+void Batcher::forward(const Pass& pass) {
+  Documents docs(pass.model->classifier.vocab.size());
   bool explain = false;
-  for (std::size_t b = 0; b < batch.size(); ++b) {
-    for (std::size_t i = 0; i < parts[b].second; ++i) docs.push_back(batch[b]->job->docs[parts[b].first + i]);
-    explain = explain || batch[b]->job->explain;
+  for (std::size_t b = 0; b < pass.jobs.size(); ++b) {
+    const auto [first, count] = pass.parts[b];
+    for (std::size_t i = 0; i < count; ++i) docs.push_back(pass.jobs[b]->job->docs[first + i]);
+    explain = explain || pass.jobs[b]->job->explain;
   }
   Answers answers;
   const auto start = std::chrono::steady_clock::now();
   try {
-    answers.probs = model.predictor.predict(docs, static_cast<Index>(docs.size()), explain ? &answers.explanations : nullptr);
+    answers.probs =
+        pass.model->predictor.predict(docs, static_cast<Index>(docs.size()), explain ? &answers.explanations : nullptr);
   } catch (...) {
     answers.error = std::current_exception();
   }
   on_batch_(docs.size(), std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-  deliver(batch, parts, answers);
+  deliver(pass, answers);
 }
 
-// Hands each job its columns (or the error) and wakes the jobs that are complete.
-void Batcher::deliver(const std::vector<Waiting*>& batch, const std::vector<std::pair<std::size_t, std::size_t>>& parts,
-                      Answers& answers) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  in_pass_ = 0;  // before any answer goes out: a client's next request must not count it
+// Hands each job its columns (or the error), then wakes the jobs that are complete.
+void Batcher::deliver(const Pass& pass, Answers& answers) {
+  std::vector<Waiting*> complete;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    in_pass_ = 0;  // before any answer goes out: a client's next request must not count it
+    hand_out(pass, answers, complete);
+  }
+  for (Waiting* w : complete) {
+    std::lock_guard<std::mutex> lock(w->mutex);  // held while notifying: `w` lives until it is released
+    w->done = true;
+    w->wake.notify_one();
+  }
+}
+
+// Under the lock. A job is complete once its documents are all answered, or when a pass
+// of its fails (its documents not yet in a pass are dropped).
+void Batcher::hand_out(const Pass& pass, Answers& answers, std::vector<Waiting*>& complete) {
   Index column = 0;
-  for (std::size_t b = 0; b < batch.size(); ++b) {
-    Waiting& w = *batch[b];
+  for (std::size_t b = 0; b < pass.jobs.size(); ++b) {
+    Waiting& w = *pass.jobs[b];
     Job& job = *w.job;
-    const auto [first, count] = parts[b];
+    const auto [first, count] = pass.parts[b];
     if (answers.error) {
       w.error = answers.error;
-      if (w.next < job.docs.size()) {  // the rest of its documents are not run
+      if (w.next < job.docs.size()) {
         queue_.erase(std::find(queue_.begin(), queue_.end(), &w));
         queued_docs_ -= job.docs.size() - w.next;
       }
@@ -159,7 +206,7 @@ void Batcher::deliver(const std::vector<Waiting*>& batch, const std::vector<std:
       }
       w.answered += count;
     }
-    w.done.notify_one();
+    if (w.error || w.answered == job.docs.size()) complete.push_back(&w);
   }
 }
 
