@@ -3,7 +3,9 @@
 # the same run: documents/s, the ratio to han predict's, and p50/p99 latency at 1, 8 and
 # 64 concurrent clients, each sending one document per request (wrk, keep-alive
 # connections). wrk runs on the same cores as the server: the ratio is what a client on
-# this machine sees. Needs wrk (scripts/setup.sh --bench) and a built han.
+# this machine sees. han predict runs before each level and after the last; a level's
+# ratio is to the mean of the runs just before and after it, as a shared machine's speed
+# drifts by 10 % or more over a minute. Needs wrk (scripts/setup.sh --bench) and a built han.
 # Usage: scripts/bench_serve.sh MODEL [DATA.jsonl (default data/test.jsonl)] [SECONDS per level (default 10)]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,9 +20,7 @@ jq -r '.text | gsub("[\\r\\n]"; " ")' "$data" > "$work/texts.txt"
 jq -c '{text: (.text | gsub("[\\r\\n]"; " "))}' "$data" > "$work/bodies.jsonl"
 docs=$(wc -l < "$work/texts.txt")
 
-# han predict on stdin: the same documents, ten times over. It runs before the server's
-# levels (the ratios use that run) and again after them, to show how far the machine's
-# load moved meanwhile.
+# han predict on stdin: the same documents, ten times over.
 for _ in $(seq 10); do cat "$work/texts.txt"; done > "$work/texts10.txt"
 predict_rate() {
   local start
@@ -29,7 +29,7 @@ predict_rate() {
   awk -v n="$((docs * 10))" -v a="$start" -v b="$(date +%s.%N)" 'BEGIN {print n / (b - a)}'
 }
 predict_before=$(predict_rate)
-printf 'han predict (stdin, %d documents): %.0f documents/s\n' "$((docs * 10))" "$predict_before"
+predict_rates=$predict_before
 
 "$han" serve -m "$model" --port 0 2> "$work/serve.log" &
 server=$!
@@ -44,8 +44,10 @@ request = function()
   return wrk.format("POST", "/v1/predict", {["Content-Type"] = "application/json"}, bodies[i])
 end
 LUA
-predict_rate=$predict_before
-printf '%-8s %12s %9s %10s %10s %8s\n' clients documents/s "/predict" "p50 ms" "p99 ms" errors
+# The kernel's count of connections dropped because the listen backlog was full.
+listen_drops() { nstat -asz TcpExtListenDrops 2>/dev/null | awk '/TcpExtListenDrops/ {print $2}'; }
+drops_before=$(listen_drops)
+printf '%-9s %11s %8s %9s %8s %8s %7s\n' clients documents/s "/predict" "predict/s" "p50 ms" "p99 ms" errors
 # The last level runs 64 clients again while the model is reloaded (SIGHUP) every half second.
 for clients in 1 8 64 "64+reload"; do
   reloading=""
@@ -61,8 +63,13 @@ for clients in 1 8 64 "64+reload"; do
   ms() { awk -v p="$1" '$1 == p {v = $2; if (v ~ /us$/) v = v / 1000; else if (v ~ /ms$/) v = v + 0; else if (v ~ /s$/) v = v * 1000; print v}' "$work/wrk.txt"; }
   errors=$(awk '/Non-2xx/ {n += $NF} /Socket errors/ {gsub(",", ""); n += $4 + $6 + $8 + $10} END {print n + 0}' "$work/wrk.txt")
   [ -n "$reloading" ] && { wait "$reloading"; clients="64+reload"; }
-  printf '%-8s %12.0f %9.2f %10.1f %10.1f %8d\n' "$clients" "$rate" "$(awk -v a="$rate" -v b="$predict_rate" 'BEGIN {print a / b}')" "$(ms 50%)" "$(ms 99%)" "$errors"
+  predict_after=$(predict_rate)
+  predict_rates="$predict_rates $predict_after"
+  predict_mean=$(awk -v a="$predict_before" -v b="$predict_after" 'BEGIN {print (a + b) / 2}')
+  printf '%-9s %11.0f %8.2f %9.0f %8.1f %8.1f %7d\n' "$clients" "$rate" "$(awk -v a="$rate" -v b="$predict_mean" 'BEGIN {print a / b}')" \
+    "$predict_mean" "$(ms 50%)" "$(ms 99%)" "$errors"
+  predict_before=$predict_after
 done
-predict_after=$(predict_rate)
-printf 'han predict again, after: %.0f documents/s (the ratios above use the run before)\n' "$predict_after"
+printf 'han predict (stdin, %d documents), documents/s, in turn: %s\n' "$((docs * 10))" "$(printf '%.0f ' $predict_rates)"
+[ -n "$drops_before" ] && echo "connections the kernel dropped (listen backlog full): $(( $(listen_drops) - drops_before ))"
 curl -s "http://127.0.0.1:$port/metrics" | grep -E '^han_(documents_total|batch_size_(sum|count)|model_reloads_total)' || true
