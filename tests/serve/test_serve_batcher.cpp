@@ -3,7 +3,6 @@
 // stop, each answered as the predictor answers the documents alone.
 #include <catch2/catch.hpp>
 
-#include <atomic>
 #include <cmath>
 #include <mutex>
 #include <string>
@@ -79,20 +78,27 @@ TEST_CASE("serve batcher: jobs from many threads, one larger than a pass, are an
   CHECK(answered == 12);
 }
 
-TEST_CASE("serve batcher: a pass holds the documents of one model, and stop answers what waits", "[cli][serve]") {
-  // Two models loaded from one file, as before and after a reload.
+TEST_CASE("serve batcher: a pass holds the documents of one model, and after stop a job is refused", "[cli][serve]") {
+  // Two models loaded from one file, as before and after a reload: their answers agree,
+  // so only the passes' sizes tell whether a pass mixed them.
   const std::shared_ptr<const ServedModel> before = ServedModel::load(han::test::cli_fixture().model, 0);
   const std::shared_ptr<const ServedModel> after = ServedModel::load(han::test::cli_fixture().model, 0);
-  std::atomic<int> passes{0};
+  std::mutex passes_mutex;
+  std::vector<std::size_t> passes;
   serve::BatcherOptions options;
-  options.max_wait = std::chrono::milliseconds(200);  // long enough for all to queue
-  Batcher batcher(options, [&](std::size_t, double) { ++passes; });
+  options.max_wait = std::chrono::seconds(5);  // the pass waits for every request read
+  Batcher batcher(options, [&](std::size_t docs, double) {
+    std::lock_guard<std::mutex> lock(passes_mutex);
+    passes.push_back(docs);
+  });
   std::vector<Job> jobs;
   for (std::size_t i = 0; i < kTexts.size(); ++i) jobs.push_back(job_of(i % 2 ? after : before, {kTexts[i]}));
+  // All six are read before any is queued: the first pass starts with all six waiting.
+  for (std::size_t i = 0; i < jobs.size(); ++i) batcher.arriving();
   std::vector<std::thread> threads;
-  for (Job& job : jobs) threads.emplace_back([&] { answer(batcher, job); });
+  for (Job& job : jobs) threads.emplace_back([&] { batcher.answer(job); });
   for (std::thread& t : threads) t.join();
-  CHECK(passes >= 2);  // the models' documents never share a pass
+  CHECK(passes == std::vector<std::size_t>{3, 3});  // one of six would have mixed the models
   for (std::size_t i = 0; i < kTexts.size(); ++i) CHECK(near(jobs[i].probs, alone(*jobs[i].model, kTexts[i])));
   batcher.stop();
   Job late = job_of(before, {kTexts[0]});
