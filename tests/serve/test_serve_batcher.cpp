@@ -3,6 +3,7 @@
 // stop, each answered as the predictor answers the documents alone.
 #include <catch2/catch.hpp>
 
+#include <chrono>
 #include <cmath>
 #include <mutex>
 #include <string>
@@ -104,4 +105,37 @@ TEST_CASE("serve batcher: a pass holds the documents of one model, and after sto
   Job late = job_of(before, {kTexts[0]});
   batcher.arriving();
   CHECK_THROWS_WITH(batcher.answer(late), Catch::Contains("stopping"));
+}
+
+TEST_CASE("serve batcher: once four requests were in at once, two waiting start a pass without max_wait", "[cli][serve]") {
+  const std::shared_ptr<const ServedModel> model = ServedModel::load(han::test::cli_fixture().model, 0);
+  std::mutex passes_mutex;
+  std::vector<std::size_t> passes;
+  serve::BatcherOptions options;
+  options.max_wait = std::chrono::seconds(30);  // a pass that waited for it would stall the test
+  Batcher batcher(options, [&](std::size_t docs, double) {
+    std::lock_guard<std::mutex> lock(passes_mutex);
+    passes.push_back(docs);
+  });
+  std::vector<Job> four;
+  for (std::size_t i = 0; i < 4; ++i) four.push_back(job_of(model, {kTexts[i]}));
+  for (std::size_t i = 0; i < four.size(); ++i) batcher.arriving();  // four in the server at once
+  std::vector<std::thread> threads;
+  for (Job& job : four) threads.emplace_back([&] { batcher.answer(job); });
+  for (std::thread& t : threads) t.join();
+  // Now two, one after the other: the first waits for the second (half of four), and the
+  // two then share one pass at once.
+  std::vector<Job> two{job_of(model, {kTexts[4]}), job_of(model, {kTexts[5]})};
+  const auto start = std::chrono::steady_clock::now();
+  std::thread first([&] { answer(batcher, two[0]); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  {
+    std::lock_guard<std::mutex> lock(passes_mutex);
+    CHECK(passes.size() == 1);  // the first alone did not start a pass
+  }
+  answer(batcher, two[1]);
+  first.join();
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(10));
+  CHECK(passes == std::vector<std::size_t>{4, 2});
+  for (std::size_t i = 0; i < 2; ++i) CHECK(near(two[i].probs, alone(*model, kTexts[4 + i])));
 }

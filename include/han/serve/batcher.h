@@ -2,9 +2,10 @@
 // Dynamic batching: request threads hand in their documents and wait; one thread, the
 // only caller of the models' predictors, gathers the documents waiting into forward
 // passes of up to max_batch documents. A pass starts when max_batch documents wait; or
-// when none is being read and as many requests wait as the most that were in the server
-// at once lately (about as many as there are clients); or after max_wait. So a lone
-// client pays no wait, and 64 clients fill passes of 64.
+// when none is being read and half as many requests wait (rounded up) as the most that
+// were in the server at once lately (about as many as there are clients); or after
+// max_wait. So a lone client pays no wait, and 64 clients take turns in two halves:
+// one half's pass runs while the other half's requests are read.
 //
 // The batching thread is woken only when a pass can start, and a pass's requests each
 // wake on their own lock, not on the batcher's that the next requests take.
