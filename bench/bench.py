@@ -5,7 +5,8 @@ For each data set slice (20news, imdb): alternating han and the reference with i
 settings (E=200, H=50, A=100, batch 64, caps 30x50, vocabulary count >= 5, bucketing,
 masking renorm, same thread count), one training epoch each, then prediction of the
 dev+test slice. Then han with 1 vs 2 threads, han bucket vs random batching (cost must
-follow real tokens), and the GEMM roofline (bench/gemm.cpp). Prints tables (markdown)
+follow real tokens), and the roofline (bench/roofline.cpp): the FMA peak, the hot GEMMs,
+and han's whole training as a share of the all-core peak. Prints tables (markdown)
 and writes the raw records to runs/bench-results.json.
 """
 import argparse
@@ -251,7 +252,7 @@ def main():
     tmp = tempfile.mkdtemp(prefix="han_bench_data_")
     results = {"slices": {"train": n_train, "predict": n_predict}, "sets": {}}
 
-    gemm = json.loads(subprocess.run([os.path.join(ROOT, args.build, "han_bench_gemm")], capture_output=True,
+    gemm = json.loads(subprocess.run([os.path.join(ROOT, args.build, "han_bench_roofline"), "--json"], capture_output=True,
                                      text=True, check=True).stdout)
     results["gemm"] = gemm
     results["startup"] = startup(args, tmp)
@@ -347,10 +348,21 @@ def main():
           f"(load {st['load'][0]:.1f} before, "
           f"{st['load'][1]:.1f} after).")
     g = gemm
-    print(f"\nGEMM (Eigen, 1 thread) at the GRU's shapes, GFLOP/s: {json.dumps(g['gemm_gflops'])}")
-    print(f"Word-level biGRU forward+backward, 1 thread: {g['bigru_gflops']} GFLOP/s = "
-          f"{100 * g['bigru_fraction_of_gemm']:.0f}% of the input-projection GEMM")
-
+    print(f"\nRoofline (bench/roofline.cpp, same run; GEMM {g['gemm']}, kernels {g['kernels']}): FP32 FMA peak "
+          f"{g['peak_gflops_1_core']:.1f} GFLOP/s on 1 core, {g['peak_gflops_all_cores']:.1f} on {g['cores']}.\n")
+    print("| kernel | pass | M x K x N | GFLOP/s (1 thread) | % of 1-core peak | Eigen GFLOP/s | ratio |")
+    print("|---|---|---|---:|---:|---:|---:|")
+    for p in g["products"]:
+        print(f"| {p['kernel']} | {p['pass']} | {p['shape']} | {p['gflops']:.1f} | "
+              f"{100 * p['gflops'] / g['peak_gflops_1_core']:.0f} % | {p['eigen_gflops']:.1f} | {p['gflops'] / p['eigen_gflops']:.2f} |")
+    for key, label in [("bigru_training_gflops", "training"), ("bigru_prediction_gflops", "prediction")]:
+        print(f"| word biGRU ({g['bigru_tokens']} tokens) | {label} | | {g[key]:.1f} | "
+              f"{100 * g[key] / g['peak_gflops_1_core']:.0f} % | | |")
+    print(f"\nWhole training, 2 threads: real tokens/s x {g['training_flop_per_token']:.0f} FLOP per token "
+          "(word level) against the all-core peak:")
+    for name, r in results["sets"].items():
+        rate = med(r["han"], "train_tokens_per_s") * g["training_flop_per_token"] / 1e9
+        print(f"  {name}: {rate:.1f} GFLOP/s = {100 * rate / g['peak_gflops_all_cores']:.0f} % of the peak")
 
 if __name__ == "__main__":
     main()

@@ -6,5 +6,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/build.sh >/dev/null
-cmake --build "${HAN_BUILD_DIR:-build}" --target han_bench_gemm >/dev/null
+cmake --build "${HAN_BUILD_DIR:-build}" --target han_bench_roofline >/dev/null
 exec /usr/bin/python3 bench/bench.py --build "${HAN_BUILD_DIR:-build}" "$@"

@@ -224,7 +224,8 @@ std::vector<std::string> split_short_assignments(int argc, char** argv) {
 int main(int raw_argc, char** raw_argv) {
   han::tune_malloc_for_batches();
   try {
-    han::active_kernels();  // picked once, here, so that a bad HAN_CPU is one line before anything runs
+    han::active_kernels();  // picked once, here, so that a bad HAN_CPU or HAN_GEMM is one line before anything runs
+    han::gemm_in_use();
   } catch (const han::Error& e) {
     std::fprintf(stderr, "han: error: %s\n", e.what());
     return e.exit_code();

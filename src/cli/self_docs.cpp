@@ -271,7 +271,8 @@ std::string version_line(bool with_kernels_in_use) {
   const std::string kernels = all == used ? "kernels " + used
                               : with_kernels_in_use ? "kernels " + used + " (picked from " + all + ")"
                                                     : "kernels " + all + " (picked at start-up)";
-  return std::string("han ") + HAN_VERSION + " (commit " + HAN_COMMIT + ", " + HAN_BUILD + ", " + kernels + (built_with_mpi() ? ", MPI)" : ", no MPI)");
+  const std::string gemm = with_kernels_in_use ? std::string(", GEMM ") + gemm_in_use() : "";
+  return std::string("han ") + HAN_VERSION + " (commit " + HAN_COMMIT + ", " + HAN_BUILD + ", " + kernels + gemm + (built_with_mpi() ? ", MPI)" : ", no MPI)");
 }
 
 std::string man_page(const CLI::App& app) {

@@ -2,8 +2,10 @@
 
 #include <cstdlib>
 #include <iterator>
+#include <string>
 
 #include "han/core/error.h"
+#include "han/nn/kernels/xsmm_gemm.h"
 
 // Under AddressSanitizer the kernel variants are built uninstrumented (CMakeLists.txt), so the
 // operands' extents are checked here, before each call.
@@ -93,7 +95,31 @@ kernels::KernelTable pick_kernels() {
   throw Error("HAN_CPU=" + name + ": not a kernel variant of this build (it has: " + kernel_variants() + ")");
 }
 
+// libxsmm's GEMM when this build has it and the variant in use is not "generic"; the
+// variant's Eigen product otherwise, or with HAN_GEMM=eigen.
+bool pick_xsmm() {
+  const char* forced = std::getenv("HAN_GEMM");
+  const std::string name = forced ? forced : "";
+  if (name == "eigen") return false;
+  if (!name.empty() && name != "libxsmm") throw Error("HAN_GEMM=" + name + ": not a GEMM of han (it has: libxsmm, eigen)");
+  if (!kernels::xsmm_built()) {
+    if (!name.empty()) throw Error("HAN_GEMM=libxsmm: this build has no libxsmm (it was built with HAN_XSMM=OFF)");
+    return false;
+  }
+  const bool targeted = kernels::xsmm_target(active_kernels().name);
+  if (!targeted && !name.empty())
+    throw Error(std::string("HAN_GEMM=libxsmm: not with the ") + active_kernels().name + " kernels");
+  return targeted;
+}
+
+bool use_xsmm() {
+  static const bool on = pick_xsmm();
+  return on;
+}
+
 }  // namespace
+
+const char* gemm_in_use() { return use_xsmm() ? "libxsmm" : "eigen"; }
 
 const kernels::KernelTable& active_kernels() {
   static const kernels::KernelTable table = pick_kernels();
@@ -132,6 +158,7 @@ void gemm(const ConstMatrixView& a, Op op_a, const ConstMatrixView& b, Op op_b, 
   require_addressable(a, "gemm a");
   require_addressable(b, "gemm b");
   require_addressable(c, "gemm c");
+  if (use_xsmm() && kernels::xsmm_gemm(x)) return;
   active_kernels().gemm(x);
 }
 

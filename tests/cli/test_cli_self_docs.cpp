@@ -49,6 +49,7 @@ TEST_CASE("han --version names the version, the commit and the build", "[self_do
   CHECK(std::regex_match(r.out, std::regex("han [0-9]+\\.[0-9]+\\.[0-9]+ \\(commit [0-9A-Za-z.-]+, "
                                            "(native build \\(-march=native\\), kernels native|portable build, kernels "
                                            "(generic|(generic|avx2|avx512) \\(picked from generic, avx2, avx512\\))), "
+                                           "GEMM (libxsmm|eigen), "
                                            "(no MPI|MPI)\\)\n")));
   // The build's own MPI setting, not a fixed text (CMakeLists.txt defines HAN_MPI for this file
   // in an MPI build, as for test_cli_mpi.cpp).

@@ -6,6 +6,7 @@
 
 #include "han/core/random.h"
 #include "han/nn/kernels.h"
+#include "han/nn/kernels/xsmm_gemm.h"
 #include "han/nn/layers/linear.h"
 
 namespace {
@@ -114,4 +115,72 @@ TEST_CASE("kernels: the Eigen-facing calls take blocks with their strides", "[ke
   CHECK(c.topRows(3).isZero());
   CHECK(c.bottomRows(17).isZero());
   CHECK(c.rightCols(7).isZero());
+}
+
+// The libxsmm GEMM (HAN_XSMM builds): the three products han runs (A B, Aᵀ B, A Bᵀ), with
+// the long dimension below, at and past whole tiles of 64, on blocks whose column stride
+// exceeds their rows, as the layers pass them.
+TEST_CASE("kernels: libxsmm's GEMM matches Eigen for A B, A^T B and A B^T, tiles and strides", "[kernels]") {
+  han::Rng rng(5);
+  const han::Index m = 150, k = 37;
+  const han::Index len = GENERATE(1, 64, 150);  // the long dimension: n for A B and Aᵀ B, k for A Bᵀ
+  for (int flags = 0; flags < 6; ++flags) {
+    const bool ta = flags % 3 == 1, tb = flags % 3 == 2, accumulate = flags >= 3;
+    const han::Index n = tb ? 61 : len, inner = tb ? len : k;
+    INFO("len=" << len << " ta=" << ta << " tb=" << tb << " accumulate=" << accumulate);
+    // Each operand is the top block of a matrix 3 rows taller.
+    const Matrix a = ta ? random_matrix(inner + 3, m, rng) : random_matrix(m + 3, inner, rng);
+    const Matrix b = tb ? random_matrix(n + 3, inner, rng) : random_matrix(inner + 3, n, rng);
+    const Matrix start = random_matrix(m + 3, n, rng);
+    Matrix c = start;
+    han::kernels::GemmArgs x;
+    x.m = m;
+    x.n = n;
+    x.k = inner;
+    x.a = a.data();
+    x.lda = a.rows();
+    x.a_transposed = ta;
+    x.b = b.data();
+    x.ldb = b.rows();
+    x.b_transposed = tb;
+    x.c = c.data();
+    x.ldc = c.rows();
+    x.accumulate = accumulate;
+    if (!han::kernels::xsmm_built()) {
+      CHECK_FALSE(han::kernels::xsmm_gemm(x));
+      continue;
+    }
+    REQUIRE(han::kernels::xsmm_gemm(x));
+    const Matrix opa = ta ? Matrix(a.topRows(inner).transpose()) : Matrix(a.topRows(m));
+    const Matrix opb = tb ? Matrix(b.topRows(n).transpose()) : Matrix(b.topRows(inner));
+    const Matrix want = (accumulate ? Matrix(start.topRows(m)) : Matrix::Zero(m, n)) + opa * opb;
+    CHECK(relative_error(c.topRows(m), want) < 1e-5);
+    CHECK(c.bottomRows(3) == start.bottomRows(3));  // the rows past the block untouched
+  }
+}
+
+TEST_CASE("kernels: libxsmm's GEMM declines what it has no kernel for, leaving C as it was", "[kernels]") {
+  han::Rng rng(6);
+  const Matrix a = random_matrix(5, 4, rng), b = random_matrix(6, 5, rng), start = random_matrix(4, 6, rng);
+  Matrix c = start;
+  han::kernels::GemmArgs x;  // Aᵀ Bᵀ: han runs no such product
+  x.m = 4;
+  x.n = 6;
+  x.k = 5;
+  x.a = a.data();
+  x.lda = 5;
+  x.a_transposed = true;
+  x.b = b.data();
+  x.ldb = 6;
+  x.b_transposed = true;
+  x.c = c.data();
+  x.ldc = 4;
+  CHECK_FALSE(han::kernels::xsmm_gemm(x));
+  x.k = 0;  // an empty inner dimension: C = 0 is the caller's
+  x.a_transposed = x.b_transposed = false;
+  CHECK_FALSE(han::kernels::xsmm_gemm(x));
+  CHECK(c == start);
+  // Through han::gemm either is still computed (by the variant's own product).
+  han::gemm(a, han::Op::transposed, b, han::Op::transposed, c);
+  CHECK(relative_error(c, Matrix(a.transpose() * b.transpose())) < 1e-5);
 }

@@ -5,6 +5,8 @@
 // "avx512" (x86-64-v4), and uses the best one the CPU runs, picked at the first call.
 // HAN_CPU=<variant> forces one (a variant this build lacks or this CPU cannot run is an
 // Error naming it).
+//
+// GEMM may run on libxsmm instead (gemm_in_use() below).
 #include <string>
 #include <vector>
 
@@ -27,6 +29,11 @@ void gru_gates(const ConstMatrixView& g, const ConstMatrixView& gh_n, const Cons
 
 // u = tanh(u + bias), bias (rows, 1) added to every column.
 void bias_tanh(MatrixView u, const Matrix& bias);
+
+// The GEMM in use: "libxsmm" (JIT-compiled small-matrix kernels, in builds with
+// HAN_XSMM, for every variant but "generic"; shapes it has no kernel for fall back to the
+// variant's) or "eigen" (the variant's own). HAN_GEMM=eigen|libxsmm forces one.
+const char* gemm_in_use();
 
 // The variant in use: its name and functions (picked on the first call).
 const kernels::KernelTable& active_kernels();

@@ -1,0 +1,96 @@
+#include "han/nn/kernels/xsmm_gemm.h"
+
+#ifdef HAN_XSMM
+#include <libxsmm.h>
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+namespace han::kernels {
+namespace {
+
+// Columns of C (or, for A·Bᵀ, of the inner dimension) per kernel call: the kernel's
+// operands then stay in L1/L2, and one kernel serves every tile but the last.
+constexpr long kTile = 64;
+
+// Column-major C (m x n) = A (m x k) B (k x n), B read transposed (stored n x k) when
+// trans_b, C added to when accumulate. Null when libxsmm has no kernel for it.
+libxsmm_smmfunction kernel(long m, long n, long k, long lda, long ldb, long ldc, bool trans_b, bool accumulate) {
+  const libxsmm_blasint M = m, N = n, K = k, LDA = lda, LDB = ldb, LDC = ldc;
+  const float alpha = 1, beta = accumulate ? 1.0f : 0.0f;
+  const int flags = (trans_b ? LIBXSMM_GEMM_FLAG_TRANS_B : 0) | (accumulate ? 0 : LIBXSMM_GEMM_FLAG_BETA_0);
+  return libxsmm_smmdispatch(M, N, K, &LDA, &LDB, &LDC, &alpha, &beta, &flags, nullptr);
+}
+
+// C = A B (+ C), A (m x k) plain, B (k x n) plain: tiles of kTile columns of B and C.
+bool plain_b(const float* a, long lda, const GemmArgs& x) {
+  const long tiles = x.n / kTile, rest = x.n % kTile;
+  libxsmm_smmfunction full = tiles ? kernel(x.m, kTile, x.k, lda, x.ldb, x.ldc, false, x.accumulate) : nullptr;
+  libxsmm_smmfunction last = rest ? kernel(x.m, rest, x.k, lda, x.ldb, x.ldc, false, x.accumulate) : nullptr;
+  if ((tiles && !full) || (rest && !last)) return false;
+  for (long t = 0; t < tiles; ++t) full(a, x.b + t * kTile * x.ldb, x.c + t * kTile * x.ldc);
+  if (rest) last(a, x.b + tiles * kTile * x.ldb, x.c + tiles * kTile * x.ldc);
+  return true;
+}
+
+// C = A Bᵀ (+ C), A (m x k), B stored (n x k): the weight gradients, whose inner
+// dimension k is the long one. Tiles of kTile of it each add into C (the first sets C
+// unless accumulating).
+bool transposed_b(const float* a, long lda, const GemmArgs& x) {
+  if (x.k == 0) return false;  // C = 0 (or C) is Eigen's job: no kernel has K = 0
+  const long tiles = x.k / kTile, rest = x.k % kTile;
+  libxsmm_smmfunction first_full = tiles ? kernel(x.m, x.n, kTile, lda, x.ldb, x.ldc, true, x.accumulate) : nullptr;
+  libxsmm_smmfunction next_full = tiles > 1 ? kernel(x.m, x.n, kTile, lda, x.ldb, x.ldc, true, true) : nullptr;
+  libxsmm_smmfunction last = rest ? kernel(x.m, x.n, rest, lda, x.ldb, x.ldc, true, x.accumulate || tiles > 0) : nullptr;
+  if ((tiles && !first_full) || (tiles > 1 && !next_full) || (rest && !last)) return false;
+  for (long t = 0; t < tiles; ++t) (t ? next_full : first_full)(a + t * kTile * lda, x.b + t * kTile * x.ldb, x.c);
+  if (rest) last(a + tiles * kTile * lda, x.b + tiles * kTile * x.ldb, x.c);
+  return true;
+}
+
+// Aᵀ has no kernel of its own (libxsmm 1.17 generates none for transposed A): A, here a
+// weight matrix (k x m, a few hundred by a few hundred), is transposed into scratch first.
+const float* transposed_copy(const float* a, long lda, long m, long k) {
+  thread_local std::vector<float> scratch;
+  scratch.resize(static_cast<std::size_t>(m * k));
+  for (long i = 0; i < m; ++i)
+    for (long j = 0; j < k; ++j) scratch[static_cast<std::size_t>(j * m + i)] = a[i * lda + j];
+  return scratch.data();
+}
+
+}  // namespace
+
+bool xsmm_built() { return true; }
+
+bool xsmm_target(const char* variant) {
+  if (std::strcmp(variant, "generic") == 0) return false;
+  libxsmm_init();
+  if (std::strcmp(variant, "avx2") == 0) libxsmm_set_target_arch("hsw");
+  if (std::strcmp(variant, "avx512") == 0) libxsmm_set_target_arch("skx");
+  return true;  // "native": libxsmm reads the CPU's own features
+}
+
+bool xsmm_gemm(const GemmArgs& x) {
+  if (x.m == 0 || x.n == 0) return true;
+  if (x.a_transposed && x.b_transposed) return false;  // han has no such product
+  const float* a = x.a;
+  long lda = x.lda;
+  if (x.a_transposed) {
+    a = transposed_copy(x.a, x.lda, x.m, x.k);
+    lda = x.m;
+  }
+  return x.b_transposed ? transposed_b(a, lda, x) : (x.k > 0 && plain_b(a, lda, x));
+}
+
+}  // namespace han::kernels
+
+#else
+
+namespace han::kernels {
+bool xsmm_built() { return false; }
+bool xsmm_target(const char*) { return false; }
+bool xsmm_gemm(const GemmArgs&) { return false; }
+}  // namespace han::kernels
+
+#endif
