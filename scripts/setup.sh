@@ -3,12 +3,14 @@
 set -euo pipefail
 # --fuzz: also clang and its sanitizer/libFuzzer runtimes, for scripts/fuzz.sh.
 # --bench: also wrk, the HTTP load generator of scripts/bench_serve.sh.
-packages=(build-essential cmake libeigen3-dev libcli11-dev nlohmann-json3-dev libspdlog-dev libutf8proc-dev zlib1g-dev libxxhash-dev libxsmm-dev catch2
+packages=(build-essential cmake libeigen3-dev libcli11-dev nlohmann-json3-dev libspdlog-dev libutf8proc-dev zlib1g-dev libxxhash-dev catch2
           liblinear-dev  # the linear member's solver
           libopenmpi-dev openmpi-bin  # MPI: distributed training (mpirun -np N han train)
           libcpp-httplib-dev pkg-config  # han serve's HTTP (found through its pkg-config file)
           jq parallel curl  # the examples in the README and docs/ (their test runs them)
           time)  # /usr/bin/time: the bad-input test measures peak memory with it
+# libxsmm (GEMM kernels) exists for x86-64 only; elsewhere CMake builds without it.
+[ "$(dpkg --print-architecture)" = amd64 ] && packages+=(libxsmm-dev)
 for arg in "$@"; do
   case "$arg" in
     --fuzz) packages+=(clang-14 libclang-rt-14-dev) ;;

@@ -3,7 +3,7 @@
 #ifdef HAN_XSMM
 #include <libxsmm.h>
 
-#include <algorithm>
+#include <climits>
 #include <cstring>
 #include <vector>
 
@@ -17,10 +17,15 @@ constexpr long kTile = 64;
 // Column-major C (m x n) = A (m x k) B (k x n), B read transposed (stored n x k) when
 // trans_b, C added to when accumulate. Null when libxsmm has no kernel for it.
 libxsmm_smmfunction kernel(long m, long n, long k, long lda, long ldb, long ldc, bool trans_b, bool accumulate) {
+  for (long v : {m, n, k, lda, ldb, ldc})
+    if (v > INT_MAX) return nullptr;  // libxsmm's sizes are int
   const libxsmm_blasint M = m, N = n, K = k, LDA = lda, LDB = ldb, LDC = ldc;
   const float alpha = 1, beta = accumulate ? 1.0f : 0.0f;
   const int flags = (trans_b ? LIBXSMM_GEMM_FLAG_TRANS_B : 0) | (accumulate ? 0 : LIBXSMM_GEMM_FLAG_BETA_0);
-  return libxsmm_smmdispatch(M, N, K, &LDA, &LDB, &LDC, &alpha, &beta, &flags, nullptr);
+  // No prefetch: a kernel with prefetch (LIBXSMM_GEMM_PREFETCH in the environment) would
+  // take six arguments, and it is called with three.
+  const int prefetch = LIBXSMM_GEMM_PREFETCH_NONE;
+  return libxsmm_smmdispatch(M, N, K, &LDA, &LDB, &LDC, &alpha, &beta, &flags, &prefetch);
 }
 
 // C = A B (+ C), A (m x k) plain, B (k x n) plain: tiles of kTile columns of B and C.
@@ -49,8 +54,9 @@ bool transposed_b(const float* a, long lda, const GemmArgs& x) {
   return true;
 }
 
-// Aᵀ has no kernel of its own (libxsmm 1.17 generates none for transposed A): A, here a
-// weight matrix (k x m, a few hundred by a few hundred), is transposed into scratch first.
+// Aᵀ has no kernel of its own (libxsmm 1.17 generates none for transposed A): A, a weight
+// matrix in han (k x m, a few hundred by a few hundred), is transposed into scratch first.
+// Callers that multiply by the same Aᵀ many times transpose it once themselves.
 const float* transposed_copy(const float* a, long lda, long m, long k) {
   thread_local std::vector<float> scratch;
   scratch.resize(static_cast<std::size_t>(m * k));

@@ -100,6 +100,7 @@ void gru_backward(const GruParams& p, const Packing& pk, const GruDirection& dir
   Matrix carry = Matrix::Zero(H, max_active);  // (H, active) d h flowing back from step t+1
   Matrix dh(H, max_active);                    // (H, active) total d h at step t
   Matrix dn(H, max_active);                    // (H, active) d n_pre
+  const Matrix U_t = p.U.transpose();          // (H, 3H) once, not once per step
   for (Index t = pk.steps() - 1; t >= 0; --t) {
     const Index o = pk.offset[t], a = pk.active[t];
     const Index next_active = t + 1 < pk.steps() ? pk.active[t + 1] : 0;
@@ -120,7 +121,7 @@ void gru_backward(const GruParams& p, const Packing& pk, const GruDirection& dir
     dhh.topRows(H) = dnt.array() * c.gh_n.middleCols(o, a).array() * r * (1 - r);
     dhh.bottomRows(H) = dnt.array() * r;
     carry.leftCols(a) = dht.array() * z;
-    if (t > 0) gemm(p.U, Op::transposed, dhh, Op::plain, carry.leftCols(a), true);
+    if (t > 0) gemm(U_t, Op::plain, dhh, Op::plain, carry.leftCols(a), true);
     // The input side's r, z pre-activation gradients equal the recurrent side's.
     for (Index j = 0; j < a; ++j) {
       auto col = d_gates.col(dir.source[o + j]).segment(dir.gate_row, 3 * H);
