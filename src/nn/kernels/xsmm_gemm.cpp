@@ -65,20 +65,34 @@ const float* transposed_copy(const float* a, long lda, long m, long k) {
   return scratch.data();
 }
 
+// libxsmm's target ("hsw", "skx"; null: the CPU's own), set by xsmm_target().
+const char* target_arch = nullptr;
+
+// Sets libxsmm up on the first product, not at start-up: its set-up maps and locks about
+// 10 MB and takes milliseconds, which commands that multiply nothing should not pay.
+void set_up_once() {
+  static const bool ready = [] {
+    libxsmm_init();
+    if (target_arch) libxsmm_set_target_arch(target_arch);
+    return true;
+  }();
+  (void)ready;
+}
+
 }  // namespace
 
 bool xsmm_built() { return true; }
 
 bool xsmm_target(const char* variant) {
   if (std::strcmp(variant, "generic") == 0) return false;
-  libxsmm_init();
-  if (std::strcmp(variant, "avx2") == 0) libxsmm_set_target_arch("hsw");
-  if (std::strcmp(variant, "avx512") == 0) libxsmm_set_target_arch("skx");
+  if (std::strcmp(variant, "avx2") == 0) target_arch = "hsw";
+  if (std::strcmp(variant, "avx512") == 0) target_arch = "skx";
   return true;  // "native": libxsmm reads the CPU's own features
 }
 
 bool xsmm_gemm(const GemmArgs& x) {
   if (x.m == 0 || x.n == 0) return true;
+  set_up_once();
   if (x.a_transposed && x.b_transposed) return false;  // han has no such product
   const float* a = x.a;
   long lda = x.lda;

@@ -12,7 +12,8 @@ namespace han::kernels {
 bool xsmm_built();
 
 // Makes libxsmm generate code for the named kernel variant's instruction set ("native":
-// this CPU's; "avx2", "avx512"). False for a variant libxsmm should not serve ("generic").
+// this CPU's; "avx2", "avx512"), from the first xsmm_gemm() on, which sets libxsmm up.
+// Call it before any xsmm_gemm(). False for a variant libxsmm should not serve ("generic").
 bool xsmm_target(const char* variant);
 
 // C = op(A) op(B) (+ C) on libxsmm kernels. False (C untouched) when libxsmm has no
