@@ -62,7 +62,7 @@ std::string train_small(const std::string& env, const TempDir& dir, const std::s
 
 }  // namespace
 
-TEST_CASE("HAN_GEMM names an unknown GEMM in one line; --version names the GEMM in use", "[cli][kernels]") {
+TEST_CASE("HAN_GEMM names an unknown GEMM in one line, and --version names the GEMM in use", "[cli][kernels]") {
   const RunResult bogus = run("HAN_GEMM=blas " + han_cmd("--version"));
   CHECK(bogus.exit_code == 2);
   CHECK(bogus.err == "han: error: HAN_GEMM=blas: not a GEMM of han (it has: libxsmm, eigen)\n");
