@@ -117,7 +117,12 @@ bool use_xsmm() {
   return on;
 }
 
+thread_local bool in_training_step = false;
+
 }  // namespace
+
+TrainingGemm::TrainingGemm() : previous_(in_training_step) { in_training_step = true; }
+TrainingGemm::~TrainingGemm() { in_training_step = previous_; }
 
 const char* gemm_in_use() { return use_xsmm() ? "libxsmm" : "eigen"; }
 
@@ -158,7 +163,7 @@ void gemm(const ConstMatrixView& a, Op op_a, const ConstMatrixView& b, Op op_b, 
   require_addressable(a, "gemm a");
   require_addressable(b, "gemm b");
   require_addressable(c, "gemm c");
-  if (use_xsmm() && kernels::xsmm_gemm(x)) return;
+  if (in_training_step && use_xsmm() && kernels::xsmm_gemm(x)) return;
   active_kernels().gemm(x);
 }
 

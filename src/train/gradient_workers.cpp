@@ -5,6 +5,7 @@
 #include <string>
 
 #include "han/core/parallel.h"
+#include "han/nn/kernels.h"
 #include "han/nn/parameters.h"
 #include "han/train/gradient_buffer.h"
 
@@ -63,6 +64,7 @@ void GradientWorkers::run_shards(const HanParams& params, const ModelConfig& cfg
   for (std::size_t k = 0; k < shards.size(); ++k) first[k + 1] = first[k] + shards[k].size();
   const std::size_t mine = std::min(workers_.size(), shards.size() - std::min(first_shard, shards.size()));
   run_parallel(static_cast<int>(mine), [&](int k) {
+    const TrainingGemm fast_gemm;  // this step's products on libxsmm (nn/kernels.h)
     Worker& w = workers_[k];
     const Batch& shard = shards[first_shard + k];
     DropoutPlan shard_dropout = dropout;

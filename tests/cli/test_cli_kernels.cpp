@@ -77,7 +77,7 @@ TEST_CASE("HAN_GEMM names an unknown GEMM in one line, and --version names the G
   }
 }
 
-TEST_CASE("each GEMM trains and predicts the same model to 1e-4", "[cli][kernels]") {
+TEST_CASE("each GEMM trains the same model to 1e-4, and predicts with Eigen either way", "[cli][kernels]") {
   const TempDir dir;
   const std::string input = first_test_documents(200);
   const std::string by_default = train_small("", dir, "default");
@@ -85,8 +85,8 @@ TEST_CASE("each GEMM trains and predicts the same model to 1e-4", "[cli][kernels
   const std::vector<double> p = probabilities("", by_default, input);
   // The model each trained, predicted by the same GEMM: training agrees.
   CHECK(largest_difference(p, probabilities("", by_eigen, input)) <= 1e-4);
-  // One model predicted by each GEMM: prediction agrees to 1e-5.
-  CHECK(largest_difference(p, probabilities("HAN_GEMM=eigen ", by_default, input)) <= 1e-5);
+  // Prediction runs on Eigen's product whatever HAN_GEMM says (nn/kernels.h): the same bits.
+  CHECK(p == probabilities("HAN_GEMM=eigen ", by_default, input));
 }
 
 TEST_CASE("HAN_CPU names an unknown variant in one line", "[cli][kernels]") {

@@ -30,10 +30,26 @@ void gru_gates(const ConstMatrixView& g, const ConstMatrixView& gh_n, const Cons
 // u = tanh(u + bias), bias (rows, 1) added to every column.
 void bias_tanh(MatrixView u, const Matrix& bias);
 
-// The GEMM in use: "libxsmm" (JIT-compiled small-matrix kernels, in builds with
+// The GEMM of training steps: "libxsmm" (JIT-compiled small-matrix kernels, in builds with
 // HAN_XSMM, for every variant but "generic"; shapes it has no kernel for fall back to the
 // variant's) or "eigen" (the variant's own). HAN_GEMM=eigen|libxsmm forces one.
 const char* gemm_in_use();
+
+// GEMM runs on libxsmm only inside a training step (a TrainingGemm on the calling thread);
+// prediction, dev scoring and serving run on the variant's Eigen product. libxsmm's kernels
+// for different column counts may round a column differently, and a document's answer must
+// not depend on the batch it is in; prediction also gains nothing from libxsmm (it looks
+// the largest product up per word) and so never pays for its set-up.
+class TrainingGemm {
+ public:
+  TrainingGemm();
+  ~TrainingGemm();
+  TrainingGemm(const TrainingGemm&) = delete;
+  TrainingGemm& operator=(const TrainingGemm&) = delete;
+
+ private:
+  bool previous_;
+};
 
 // The variant in use: its name and functions (picked on the first call).
 const kernels::KernelTable& active_kernels();
