@@ -129,10 +129,16 @@ TEST_CASE("serve answers concurrent requests batched as it answers each alone", 
   auto c = server.client();
   std::vector<std::string> alone;  // one request at a time: each a batch of one
   for (const std::string& t : texts) alone.push_back(post(*c, "/v1/predict", one_text(t)).second);
-  // All in one request: batches of 16 and 8, padded to their longest document.
+  // All in one request: batches of 16 and 8, padded to their longest document. Masking
+  // makes the answers those of each text alone; a pass of another size may sum the matrix
+  // products in another order (a one-column product is Eigen's matrix-vector one), so
+  // the labels are the same and the probabilities agree to the last bits.
   std::vector<std::string> listed = rows_of_list(post(*c, "/v1/predict", many_texts(texts)).second);
-  for (std::string& row : listed) row += "\n";
-  CHECK(listed == alone);
+  REQUIRE(listed.size() == alone.size());
+  for (std::size_t i = 0; i < texts.size(); ++i) {
+    INFO("text " << i << ": " << listed[i] << " alone: " << alone[i]);
+    CHECK(same_answer(listed[i] + "\n", alone[i]));
+  }
   // Many clients at once.
   std::vector<std::string> together(texts.size());
   std::vector<std::thread> clients;
