@@ -36,10 +36,9 @@ void bias_tanh(MatrixView u, const Matrix& bias);
 const char* gemm_in_use();
 
 // GEMM runs on libxsmm only inside a training step (a TrainingGemm on the calling thread);
-// prediction, dev scoring and serving run on the variant's Eigen product. libxsmm's kernels
-// for different column counts may round a column differently, and a document's answer must
-// not depend on the batch it is in; prediction also gains nothing from libxsmm (it looks
-// the largest product up per word) and so never pays for its set-up.
+// prediction, dev scoring and serving run on the variant's Eigen product. Prediction gains
+// nothing from libxsmm (it looks the largest product up per word, and its recurrent steps
+// take a new shape each), so it keeps its answers and never pays for libxsmm's set-up.
 class TrainingGemm {
  public:
   TrainingGemm();
