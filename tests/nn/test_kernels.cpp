@@ -24,11 +24,14 @@ double relative_error(const Matrix& a, const Matrix& b) {
   return (a - b).cwiseAbs().maxCoeff() / std::max<double>(1.0, b.cwiseAbs().maxCoeff());
 }
 
-han::kernels::GemmArgs gemm_args(const Matrix& a, bool ta, const Matrix& b, bool tb, Matrix& c, bool accumulate) {
+// C's top m x n block = op(A) op(B) with op(A) m x k, each operand starting at its matrix's
+// first element, its column stride the matrix's rows.
+han::kernels::GemmArgs block_gemm_args(han::Index m, han::Index n, han::Index k, const Matrix& a, bool ta,
+                                       const Matrix& b, bool tb, Matrix& c, bool accumulate) {
   han::kernels::GemmArgs x;
-  x.m = c.rows();
-  x.n = c.cols();
-  x.k = ta ? a.rows() : a.cols();
+  x.m = m;
+  x.n = n;
+  x.k = k;
   x.a = a.data();
   x.lda = a.rows();
   x.a_transposed = ta;
@@ -39,6 +42,10 @@ han::kernels::GemmArgs gemm_args(const Matrix& a, bool ta, const Matrix& b, bool
   x.ldc = c.rows();
   x.accumulate = accumulate;
   return x;
+}
+
+han::kernels::GemmArgs gemm_args(const Matrix& a, bool ta, const Matrix& b, bool tb, Matrix& c, bool accumulate) {
+  return block_gemm_args(c.rows(), c.cols(), ta ? a.rows() : a.cols(), a, ta, b, tb, c, accumulate);
 }
 
 }  // namespace
@@ -133,19 +140,7 @@ TEST_CASE("kernels: libxsmm's GEMM matches Eigen for A B, A^T B and A B^T, tiles
     const Matrix b = tb ? random_matrix(n + 3, inner, rng) : random_matrix(inner + 3, n, rng);
     const Matrix start = random_matrix(m + 3, n, rng);
     Matrix c = start;
-    han::kernels::GemmArgs x;
-    x.m = m;
-    x.n = n;
-    x.k = inner;
-    x.a = a.data();
-    x.lda = a.rows();
-    x.a_transposed = ta;
-    x.b = b.data();
-    x.ldb = b.rows();
-    x.b_transposed = tb;
-    x.c = c.data();
-    x.ldc = c.rows();
-    x.accumulate = accumulate;
+    const han::kernels::GemmArgs x = block_gemm_args(m, n, inner, a, ta, b, tb, c, accumulate);
     if (!han::kernels::xsmm_built()) {
       CHECK_FALSE(han::kernels::xsmm_gemm(x));
       continue;
@@ -163,18 +158,7 @@ TEST_CASE("kernels: libxsmm's GEMM declines what it has no kernel for, leaving C
   han::Rng rng(6);
   const Matrix a = random_matrix(5, 4, rng), b = random_matrix(6, 5, rng), start = random_matrix(4, 6, rng);
   Matrix c = start;
-  han::kernels::GemmArgs x;  // Aᵀ Bᵀ: han runs no such product
-  x.m = 4;
-  x.n = 6;
-  x.k = 5;
-  x.a = a.data();
-  x.lda = 5;
-  x.a_transposed = true;
-  x.b = b.data();
-  x.ldb = 6;
-  x.b_transposed = true;
-  x.c = c.data();
-  x.ldc = 4;
+  han::kernels::GemmArgs x = gemm_args(a, true, b, true, c, false);  // Aᵀ Bᵀ: han runs no such product
   CHECK_FALSE(han::kernels::xsmm_gemm(x));
   x.k = 0;  // an empty inner dimension: C = 0 is the caller's
   x.a_transposed = x.b_transposed = false;
