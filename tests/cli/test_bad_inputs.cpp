@@ -47,11 +47,6 @@ constexpr bool kCheckMemory = true;
 namespace {
 
 
-void write(const fs::path& p, const std::string& bytes) {
-  std::ofstream out(p, std::ios::binary);
-  out << bytes;
-}
-
 void replace_all(std::string& s, const std::string& from, const std::string& to) {
   for (std::size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) {
     s.replace(at, from.size(), to);

@@ -19,7 +19,6 @@ using nlohmann::json;
 
 namespace {
 
-void write(const std::filesystem::path& p, const std::string& text) { std::ofstream(p, std::ios::binary) << text; }
 
 // A failing command: exit 2, nothing on stdout, one stderr line starting "han: error:".
 void check_user_error(const RunResult& r, const std::string& must_mention) {

@@ -71,7 +71,7 @@ std::string write_config(const TempDir& dir, const std::string& name, const std:
   return dir.write("cfg_" + name + ".json", cfg.dump());
 }
 
-const std::string kTinyModel = R"({"embedding_dim": 16, "word_hidden": 8, "sentence_hidden": 8, "attention_dim": 16})";
+const std::string kInitModelJson = R"({"embedding_dim": 16, "word_hidden": 8, "sentence_hidden": 8, "attention_dim": 16})";
 
 RunResult train(const std::string& args) {
   const RunResult r = run(han_cmd("train " + args));
@@ -94,12 +94,11 @@ nlohmann::json info(const std::string& model) {
   return nlohmann::json::parse(r.out);
 }
 
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 // Slice A's model, trained in `dir`/a.
 std::string train_parent(const TempDir& dir) {
   write_slice(dir, "a", kSliceA, 1);
-  train("--config " + write_config(dir, "a", kTinyModel) + " --output " + dir.file("a"));
+  train("--config " + write_config(dir, "a", kInitModelJson) + " --output " + dir.file("a"));
   return dir.file("a/model.han");
 }
 
@@ -291,7 +290,7 @@ TEST_CASE("model.linear_weight as set is kept, and train --init chooses its line
   write_slice(dir, "a", kSliceA, 1);
   write_slice(dir, "b", kSliceB, 11);
   // A weight as set is the one the parent keeps.
-  const RunResult parent = train("--config " + write_config(dir, "a", kTinyModel) + " --output " + dir.file("a") +
+  const RunResult parent = train("--config " + write_config(dir, "a", kInitModelJson) + " --output " + dir.file("a") +
                                  " --set model.linear_member=true --set model.linear_weight=0.3");
   CHECK(has(parent.err, "linear member weight: 0.30 (set)"));
   CHECK(info(dir.file("a/model.han")).at("config").at("model").at("linear_weight") == 0.3);

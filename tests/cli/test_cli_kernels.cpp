@@ -18,7 +18,6 @@ using namespace han::test;
 
 namespace {
 
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 // The probabilities of `han predict` on `input`, every label's.
 std::vector<double> probabilities(const std::string& env, const std::string& model, const std::string& input) {

@@ -23,7 +23,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::string kTinyModel =
+const std::string kMpiModel =
     " --set model.embedding_dim=16 --set model.word_hidden=8 --set model.sentence_hidden=8"
     " --set model.attention_dim=16 --set model.dropout=0.3 --set model.word_dropout=0.1";
 
@@ -31,7 +31,7 @@ std::string train_args(const std::string& train, const std::string& dev, const s
                        const std::string& more = "") {
   return "train --config " + source_path("configs/quickstart.json") + " --set data.train=" + train +
          " --set data.dev=" + dev + " --set data.test= --set trainer.epochs=2 --set trainer.threads=" +
-         std::to_string(threads) + kTinyModel + " --output " + out + more;
+         std::to_string(threads) + kMpiModel + " --output " + out + more;
 }
 
 #ifdef HAN_MPI

@@ -15,7 +15,6 @@ using nlohmann::json;
 
 namespace {
 
-void write(const std::filesystem::path& p, const std::string& text) { std::ofstream(p, std::ios::binary) << text; }
 
 std::size_t count_fields(const std::string& row) { return static_cast<std::size_t>(std::count(row.begin(), row.end(), '\t')) + 1; }
 

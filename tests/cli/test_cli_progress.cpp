@@ -16,7 +16,6 @@ using nlohmann::json;
 
 namespace {
 
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 // A bar redrawn in place: carriage returns, and no line of it reaches stdout.
 void check_bar(const RunResult& with, const RunResult& without, const std::string& must_show) {

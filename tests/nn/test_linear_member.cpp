@@ -24,7 +24,7 @@ namespace {
 const auto doc = han::test::labelled_doc;
 
 // The padded sample and an empty document.
-std::vector<Document> sample_docs() {
+std::vector<Document> docs_and_empty() {
   std::vector<Document> docs = han::test::padded_sample_docs();
   docs.push_back(doc(0, {}));
   return docs;
@@ -89,7 +89,7 @@ TEST_CASE("linear member features: idf from the training documents, sublinear tf
 }
 
 TEST_CASE("linear member gradients through every head", "[linear_member][gradcheck]") {
-  std::vector<Document> docs = sample_docs();
+  std::vector<Document> docs = docs_and_empty();
   const std::vector<std::vector<std::int32_t>> sets = {{0, 2}, {1}, {0, 1, 2}, {2}, {}};
   const float targets[] = {4, 1, 2.5, 5, 3};
   for (std::size_t i = 0; i < docs.size(); ++i) {
@@ -201,7 +201,7 @@ TEST_CASE("a predictor averages the linear member in with its weight, the answer
   cfg.attention_dim = 3;
   Rng rng(3);
   const HanParams han = han_init(cfg, 12, 3, rng);
-  const Documents docs(sample_docs());
+  const Documents docs(docs_and_empty());
   LinearMemberParams linear = linear_member_init(docs, 12, 3);
   fill_uniform(linear.W, -2, 2, rng);
   fill_uniform(linear.b, -1, 1, rng);

@@ -45,6 +45,11 @@ inline std::string slurp(const std::filesystem::path& p) {
   return ss.str();
 }
 
+// Writes `bytes` to p as they are (no newline added).
+inline void write(const std::filesystem::path& p, const std::string& bytes) { std::ofstream(p, std::ios::binary) << bytes; }
+
+inline bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
 // Runs `command` under bash with `input` on stdin.
 inline RunResult run(const std::string& command, const std::string& input = "") {
   static int counter = 0;

@@ -8,22 +8,11 @@
 #include "han/text/data_format.h"
 #include "han/text/dataset.h"
 #include "support/paths.h"
+#include "support/read_error.h"
 
 using namespace han;
+using han::test::read_error;
 using han::test::TempDir;
-
-namespace {
-
-std::string error_of(const std::string& path, DataFormat format) {
-  try {
-    read_examples(path, format, true);
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
-
-}  // namespace
 
 TEST_CASE("format_of_line: what each line format's first line looks like", "[text][data_format]") {
   struct Case {
@@ -70,19 +59,19 @@ TEST_CASE("data.format auto refuses plain text naming file:line, and a named for
           "[text][data_format]") {
   const TempDir dir;
   const std::string plain = dir.write("plain.txt", "\n\na fine film\n");
-  CHECK(error_of(plain, DataFormat::auto_detect) ==
+  CHECK(read_error(plain, DataFormat::auto_detect) ==
         plain + ":3: cannot tell the data format: the line is not a JSON record, does not start with __label__ and "
                 "has no tab (plain text has no labels); name the format (data.format, or --data-format: jsonl, "
                 "fasttext, tsv or folder)");
   const std::string fasttext = dir.write("f.jsonl", "__label__pos good\n");
-  CHECK_THAT(error_of(fasttext, DataFormat::jsonl),
+  CHECK_THAT(read_error(fasttext, DataFormat::jsonl),
              Catch::StartsWith(fasttext + ":1: malformed JSON") &&
                  Catch::EndsWith(" (it looks like fastText: format fasttext, or auto)"));
   const std::string jsonl = dir.write("j.tsv", "{\"label\": \"pos\", \"text\": \"good\"}\n");
-  CHECK_THAT(error_of(jsonl, DataFormat::tsv), Catch::EndsWith(" (it looks like JSON Lines: format jsonl, or auto)"));
+  CHECK_THAT(read_error(jsonl, DataFormat::tsv), Catch::EndsWith(" (it looks like JSON Lines: format jsonl, or auto)"));
   // A later line's error is that line's: no guess about the file.
   const std::string later = dir.write("l.txt", "__label__pos good\nno label\there\n");
-  CHECK_THAT(error_of(later, DataFormat::fasttext), Catch::StartsWith(later + ":2: missing label") &&
+  CHECK_THAT(read_error(later, DataFormat::fasttext), Catch::StartsWith(later + ":2: missing label") &&
                                                       !Catch::Contains("looks like"));
 }
 

@@ -1,7 +1,5 @@
 #include <catch2/catch.hpp>
 
-#include <atomic>
-#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -10,52 +8,16 @@
 #include "han/text/dataset.h"
 #include "han/text/encoding.h"
 #include "han/core/error.h"
+#include "support/paths.h"
+#include "support/read_error.h"
 
 namespace fs = std::filesystem;
 using han::DataFormat;
 using han::Example;
+using han::test::read_error;
+using han::test::TempDir;
 
 namespace {
-
-// A fresh folder under the system temp dir, removed at the end of the test.
-class TempDir {
- public:
-  TempDir() {
-    static std::atomic<int> counter{0};
-    const auto stamp = std::chrono::steady_clock::now().time_since_epoch().count();
-    path_ = fs::temp_directory_path() /
-            ("han_test_dataset_" + std::to_string(stamp) + "_" + std::to_string(counter++));
-    fs::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-
-  std::string write(const std::string& name, const std::string& bytes) const {
-    const fs::path p = path_ / name;
-    fs::create_directories(p.parent_path());
-    std::ofstream out(p, std::ios::binary);
-    out << bytes;
-    return p.string();
-  }
-  std::string path(const std::string& name = "") const { return (path_ / name).string(); }
-
- private:
-  fs::path path_;
-};
-
-std::string error_of(const std::string& path, DataFormat format, bool require_labels = true) {
-  try {
-    han::read_examples(path, format, require_labels);
-  } catch (const han::Error& e) {
-    CHECK(e.exit_code() == 2);
-    return e.what();
-  }
-  return "(no error)";
-}
 
 std::vector<std::string> labels_of(const std::vector<Example>& xs) {
   std::vector<std::string> out;
@@ -106,15 +68,15 @@ TEST_CASE("dataset: jsonl errors name file and line", "[dataset]") {
   const std::string ok = "{\"label\": \"a\", \"text\": \"t\"}\n";
 
   const std::string malformed = dir.write("bad.jsonl", ok + ok + "{\"label\": \"a\", \"text\": \n");
-  std::string msg = error_of(malformed, DataFormat::jsonl);
+  std::string msg = read_error(malformed, DataFormat::jsonl);
   CHECK_THAT(msg, Catch::StartsWith(malformed + ":3: malformed JSON"));
   CHECK(msg.find('\n') == std::string::npos);
 
   const std::string missing = dir.write("missing.jsonl", ok + "\n{\"text\": \"t\"}\n");
-  CHECK(error_of(missing, DataFormat::jsonl) == missing + ":3: missing \"label\"");
+  CHECK(read_error(missing, DataFormat::jsonl) == missing + ":3: missing \"label\"");
 
   const std::string number = dir.write("number.jsonl", ok + "{\"label\": 3.5, \"text\": \"t\"}\n");
-  msg = error_of(number, DataFormat::jsonl);
+  msg = read_error(number, DataFormat::jsonl);
   CHECK(msg == number + ":2: \"label\" must be a string or an integer, got float");
 
   const std::string integer = dir.write("integer.jsonl", "{\"label\": 3, \"text\": \"t\"}\n{\"label\": -12, \"text\": \"t\"}\n");
@@ -124,18 +86,18 @@ TEST_CASE("dataset: jsonl errors name file and line", "[dataset]") {
   CHECK(integers[1].label == "-12");
 
   const std::string empty = dir.write("empty.jsonl", "{\"label\": \"\", \"text\": \"t\"}\n");
-  CHECK_THAT(error_of(empty, DataFormat::jsonl),
+  CHECK_THAT(read_error(empty, DataFormat::jsonl),
              Catch::StartsWith(empty + ":1:") && Catch::Contains("label"));
 
   const std::string no_text = dir.write("notext.jsonl", "{\"label\": \"a\"}\n");
-  CHECK(error_of(no_text, DataFormat::jsonl) == no_text + ":1: missing \"text\"");
+  CHECK(read_error(no_text, DataFormat::jsonl) == no_text + ":1: missing \"text\"");
 
   const std::string text_num = dir.write("textnum.jsonl", "{\"label\": \"a\", \"text\": 5}\n");
-  CHECK_THAT(error_of(text_num, DataFormat::jsonl),
+  CHECK_THAT(read_error(text_num, DataFormat::jsonl),
              Catch::StartsWith(text_num + ":1:") && Catch::Contains("\"text\""));
 
   const std::string array = dir.write("array.jsonl", "[1, 2]\n");
-  CHECK_THAT(error_of(array, DataFormat::jsonl), Catch::StartsWith(array + ":1:"));
+  CHECK_THAT(read_error(array, DataFormat::jsonl), Catch::StartsWith(array + ":1:"));
 
   // Without required labels, a missing label is fine; a wrongly typed one is still an error.
   const auto xs = han::read_examples(missing, DataFormat::jsonl, false);
@@ -185,7 +147,7 @@ TEST_CASE("dataset: fasttext reader", "[dataset]") {
   CHECK(xs[1].source == f + ":3");
 
   const std::string nolabel = dir.write("nolabel.txt", "__label__a x\nno label here\n");
-  CHECK_THAT(error_of(nolabel, DataFormat::fasttext),
+  CHECK_THAT(read_error(nolabel, DataFormat::fasttext),
              Catch::StartsWith(nolabel + ":2: missing label"));
   const auto ys = han::read_examples(nolabel, DataFormat::fasttext, false);
   REQUIRE(ys.size() == 2);
@@ -193,21 +155,21 @@ TEST_CASE("dataset: fasttext reader", "[dataset]") {
   CHECK(ys[1].text == "no label here");
 
   const std::string empty = dir.write("empty.txt", "__label__ text\n");
-  CHECK_THAT(error_of(empty, DataFormat::fasttext), Catch::StartsWith(empty + ":1:"));
+  CHECK_THAT(read_error(empty, DataFormat::fasttext), Catch::StartsWith(empty + ":1:"));
 }
 
 TEST_CASE("dataset: several labels on a line are refused for one-label data, never reduced to one", "[dataset]") {
   TempDir dir;
   const std::string ft = dir.write("multi.txt", "__label__a fine\n__label__a __label__b both\n");
-  const std::string message = error_of(ft, DataFormat::fasttext);
+  const std::string message = read_error(ft, DataFormat::fasttext);
   CHECK_THAT(message, Catch::StartsWith(ft + ":2: 2 labels on one line"));
   CHECK_THAT(message, Catch::Contains("__label__b") && Catch::Contains("model.task=multilabel"));
   // The same when labels are optional (predict's gold): a second label is never dropped.
-  CHECK_THAT(error_of(ft, DataFormat::fasttext, false), Catch::StartsWith(ft + ":2:"));
+  CHECK_THAT(read_error(ft, DataFormat::fasttext, false), Catch::StartsWith(ft + ":2:"));
 
   const std::string jl = dir.write("multi.jsonl", "{\"label\": \"a\", \"text\": \"x\"}\n"
                                                   "{\"labels\": [\"a\", \"b\"], \"text\": \"y\"}\n");
-  CHECK_THAT(error_of(jl, DataFormat::jsonl),
+  CHECK_THAT(read_error(jl, DataFormat::jsonl),
              Catch::StartsWith(jl + ":2: \"labels\"") && Catch::Contains("model.task=multilabel"));
 }
 
@@ -222,37 +184,37 @@ TEST_CASE("dataset: tsv reader", "[dataset]") {
   CHECK(xs[1].source == f + ":3");
 
   const std::string notab = dir.write("notab.tsv", "pos\tok\njust text\n");
-  CHECK_THAT(error_of(notab, DataFormat::tsv), Catch::StartsWith(notab + ":2: missing label"));
+  CHECK_THAT(read_error(notab, DataFormat::tsv), Catch::StartsWith(notab + ":2: missing label"));
   const auto ys = han::read_examples(notab, DataFormat::tsv, false);
   REQUIRE(ys.size() == 2);
   CHECK_FALSE(ys[1].has_label);
   CHECK(ys[1].text == "just text");
 
   const std::string empty = dir.write("empty.tsv", "pos\tok\n\tno label\n");
-  CHECK_THAT(error_of(empty, DataFormat::tsv),
+  CHECK_THAT(read_error(empty, DataFormat::tsv),
              Catch::StartsWith(empty + ":2:") && Catch::Contains("label"));
 }
 
 TEST_CASE("dataset: missing file, folder given as file", "[dataset]") {
   TempDir dir;
-  const std::string missing = dir.path("nope.jsonl");
-  CHECK_THAT(error_of(missing, DataFormat::jsonl), Catch::Contains(missing));
-  CHECK_THAT(error_of(missing, DataFormat::tsv), Catch::Contains(missing));
-  CHECK_THAT(error_of(dir.path(), DataFormat::fasttext), Catch::Contains(dir.path()));
-  CHECK_THAT(error_of(missing, DataFormat::folder), Catch::Contains(missing));
+  const std::string missing = dir.file("nope.jsonl");
+  CHECK_THAT(read_error(missing, DataFormat::jsonl), Catch::Contains(missing));
+  CHECK_THAT(read_error(missing, DataFormat::tsv), Catch::Contains(missing));
+  CHECK_THAT(read_error(dir.path.string(), DataFormat::fasttext), Catch::Contains(dir.path.string()));
+  CHECK_THAT(read_error(missing, DataFormat::folder), Catch::Contains(missing));
   const std::string file = dir.write("file.txt", "x");
-  CHECK_THAT(error_of(file, DataFormat::folder), Catch::Contains(file));
+  CHECK_THAT(read_error(file, DataFormat::folder), Catch::Contains(file));
 }
 
 TEST_CASE("dataset: folder reader", "[dataset]") {
   TempDir dir;
-  const std::string root = dir.path("corpus");
+  const std::string root = dir.file("corpus");
   dir.write("corpus/sports/b.txt", "Goal!");
   dir.write("corpus/sports/a.txt", "\xEF\xBB\xBFMatch report.");
   dir.write("corpus/arts/z.txt", "Painting.");
   dir.write("corpus/arts/.hidden", "ignored");
   dir.write("corpus/README", "not a class");
-  fs::create_directories(dir.path("corpus/empty"));
+  fs::create_directories(dir.file("corpus/empty"));
   const auto xs = han::read_examples(root, DataFormat::folder, true);
   REQUIRE(xs.size() == 3);
   CHECK(labels_of(xs) == Strings{"arts", "sports", "sports"});
@@ -374,7 +336,7 @@ TEST_CASE("dataset: bad label sets name the file and line", "[dataset]") {
   const std::string weight = dir.write("w.jsonl", "{\"label\": \"a\", \"text\": \"x\", \"weight\": -1}\n");
   CHECK_THAT(task_error(weight, DataFormat::jsonl, task_options(han::Task::single)),
              Catch::StartsWith(weight + ":1: \"weight\" must be a positive number"));
-  CHECK_THAT(task_error(dir.path(), DataFormat::folder, multi), Catch::StartsWith("data.format: folder"));
+  CHECK_THAT(task_error(dir.path.string(), DataFormat::folder, multi), Catch::StartsWith("data.format: folder"));
 }
 
 TEST_CASE("dataset: regression targets from a jsonl key, fasttext and tsv labels", "[dataset]") {
@@ -431,7 +393,7 @@ TEST_CASE("dataset: lines that are not UTF-8 are read as Windows-1252 in every f
   SECTION("folder: each file") {
     dir.write("f/pos/1.txt", latin);
     dir.write("f/neg/1.txt", "plain");
-    const auto xs = han::read_examples(dir.path("f"), DataFormat::folder, true);
+    const auto xs = han::read_examples(dir.file("f"), DataFormat::folder, true);
     CHECK(texts_of(xs) == Strings{"plain", utf8});
   }
   SECTION("a BOM, then Windows-1252") {
