@@ -597,21 +597,25 @@ void apply_overrides(nlohmann::json& j, const std::vector<std::string>& override
 // so a key given twice in one object is an error naming it.
 json::parser_callback_t refuse_duplicate_keys(const std::string& path) {
   struct Open {
-    std::string prefix, last_key;  // "model." and the key being read inside it
+    std::string last_key;  // the key being read inside this object
     std::set<std::string> seen;
   };
+  // One entry per open object; the dotted path is joined only for the error, so a deeply
+  // nested config costs time in proportion to its length, not its depth squared.
   auto open = std::make_shared<std::vector<Open>>();
   return [open, path](int, json::parse_event_t event, json& parsed) {
     if (event == json::parse_event_t::object_start) {
-      const std::string prefix = open->empty() ? "" : open->back().prefix + open->back().last_key + ".";
-      open->push_back({prefix, "", {}});
+      open->push_back({});
     } else if (event == json::parse_event_t::object_end && !open->empty()) {
       open->pop_back();
     } else if (event == json::parse_event_t::key && !open->empty()) {
       Open& o = open->back();
       o.last_key = parsed.get<std::string>();
-      if (!o.seen.insert(o.last_key).second)
-        throw Error(path + ": " + quote_excerpt(o.prefix + o.last_key) + " is given twice (a key may appear once)");
+      if (!o.seen.insert(o.last_key).second) {
+        std::string dotted;
+        for (const Open& level : *open) dotted += (dotted.empty() ? "" : ".") + level.last_key;
+        throw Error(path + ": " + quote_excerpt(dotted) + " is given twice (a key may appear once)");
+      }
     }
     return true;
   };
