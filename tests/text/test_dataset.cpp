@@ -273,16 +273,6 @@ han::LabelOptions task_options(han::Task task, bool require = true) {
   return o;
 }
 
-std::string task_error(const std::string& path, DataFormat format, const han::LabelOptions& options) {
-  try {
-    han::read_examples(path, format, options);
-  } catch (const han::Error& e) {
-    CHECK(e.exit_code() == 2);
-    return e.what();
-  }
-  return "(no error)";
-}
-
 }  // namespace
 
 TEST_CASE("dataset: label sets for model.task multilabel in jsonl, fasttext and tsv", "[dataset]") {
@@ -326,17 +316,17 @@ TEST_CASE("dataset: bad label sets name the file and line", "[dataset]") {
   TempDir dir;
   const auto multi = task_options(han::Task::multilabel);
   const std::string empty = dir.write("e.jsonl", "{\"labels\": [\"a\"], \"text\": \"x\"}\n{\"labels\": [], \"text\": \"y\"}\n");
-  CHECK_THAT(task_error(empty, DataFormat::jsonl, multi), Catch::StartsWith(empty + ":2: empty label list"));
+  CHECK_THAT(read_error(empty, DataFormat::jsonl, multi), Catch::StartsWith(empty + ":2: empty label list"));
   const std::string both = dir.write("b.jsonl", "{\"labels\": [\"a\"], \"label\": \"b\", \"text\": \"x\"}\n");
-  CHECK_THAT(task_error(both, DataFormat::jsonl, multi), Catch::StartsWith(both + ":1: both \"label\" and \"labels\""));
+  CHECK_THAT(read_error(both, DataFormat::jsonl, multi), Catch::StartsWith(both + ":1: both \"label\" and \"labels\""));
   const std::string item = dir.write("i.jsonl", "{\"labels\": [\"a\", 1.5], \"text\": \"x\"}\n");
-  CHECK_THAT(task_error(item, DataFormat::jsonl, multi), Catch::StartsWith(item + ":1: \"labels\" item 2 must be"));
+  CHECK_THAT(read_error(item, DataFormat::jsonl, multi), Catch::StartsWith(item + ":1: \"labels\" item 2 must be"));
   const std::string blank = dir.write("k.tsv", "a,,b\ttext\n");
-  CHECK_THAT(task_error(blank, DataFormat::tsv, multi), Catch::StartsWith(blank + ":1: empty label in the label list"));
+  CHECK_THAT(read_error(blank, DataFormat::tsv, multi), Catch::StartsWith(blank + ":1: empty label in the label list"));
   const std::string weight = dir.write("w.jsonl", "{\"label\": \"a\", \"text\": \"x\", \"weight\": -1}\n");
-  CHECK_THAT(task_error(weight, DataFormat::jsonl, task_options(han::Task::single)),
+  CHECK_THAT(read_error(weight, DataFormat::jsonl, task_options(han::Task::single)),
              Catch::StartsWith(weight + ":1: \"weight\" must be a positive number"));
-  CHECK_THAT(task_error(dir.path.string(), DataFormat::folder, multi), Catch::StartsWith("data.format: folder"));
+  CHECK_THAT(read_error(dir.path.string(), DataFormat::folder, multi), Catch::StartsWith("data.format: folder"));
 }
 
 TEST_CASE("dataset: regression targets from a jsonl key, fasttext and tsv labels", "[dataset]") {
@@ -358,16 +348,16 @@ TEST_CASE("dataset: regression targets from a jsonl key, fasttext and tsv labels
   CHECK(ts[0].target == 4);
 
   const std::string word = dir.write("bad.jsonl", "{\"rating\": 3, \"text\": \"x\"}\n{\"rating\": \"good\", \"text\": \"y\"}\n");
-  CHECK_THAT(task_error(word, DataFormat::jsonl, reg),
+  CHECK_THAT(read_error(word, DataFormat::jsonl, reg),
              Catch::StartsWith(word + ":2: \"rating\" must be a number") && Catch::Contains("\"good\""));
   const std::string missing = dir.write("m.jsonl", "{\"target\": 3, \"text\": \"x\"}\n");
-  CHECK_THAT(task_error(missing, DataFormat::jsonl, reg), Catch::StartsWith(missing + ":1: missing \"rating\""));
+  CHECK_THAT(read_error(missing, DataFormat::jsonl, reg), Catch::StartsWith(missing + ":1: missing \"rating\""));
   const std::string boolean = dir.write("t.jsonl", "{\"rating\": true, \"text\": \"x\"}\n");
-  CHECK_THAT(task_error(boolean, DataFormat::jsonl, reg), Catch::Contains("got boolean"));
+  CHECK_THAT(read_error(boolean, DataFormat::jsonl, reg), Catch::Contains("got boolean"));
   const std::string two = dir.write("two.txt", "__label__1 __label__2 x\n");
-  CHECK_THAT(task_error(two, DataFormat::fasttext, reg), Catch::StartsWith(two + ":1: 2 labels on one line"));
+  CHECK_THAT(read_error(two, DataFormat::fasttext, reg), Catch::StartsWith(two + ":1: 2 labels on one line"));
   const std::string nan = dir.write("nan.tsv", "nan\tx\n");
-  CHECK_THAT(task_error(nan, DataFormat::tsv, reg), Catch::StartsWith(nan + ":1: the label must be a number"));
+  CHECK_THAT(read_error(nan, DataFormat::tsv, reg), Catch::StartsWith(nan + ":1: the label must be a number"));
 }
 
 TEST_CASE("dataset: lines that are not UTF-8 are read as Windows-1252 in every format", "[dataset][encoding]") {
