@@ -612,8 +612,8 @@ json::parser_callback_t refuse_duplicate_keys(const std::string& path) {
       Open& o = open->back();
       o.last_key = parsed.get<std::string>();
       if (!o.seen.insert(o.last_key).second) {
-        std::string dotted;
-        for (const Open& level : *open) dotted += (dotted.empty() ? "" : ".") + level.last_key;
+        std::string dotted = open->front().last_key;
+        for (std::size_t k = 1; k < open->size(); ++k) dotted += "." + (*open)[k].last_key;
         throw Error(path + ": " + quote_excerpt(dotted) + " is given twice (a key may appear once)");
       }
     }
