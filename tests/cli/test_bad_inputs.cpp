@@ -46,7 +46,6 @@ constexpr bool kCheckMemory = true;
 
 namespace {
 
-
 void replace_all(std::string& s, const std::string& from, const std::string& to) {
   for (std::size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) {
     s.replace(at, from.size(), to);

@@ -19,7 +19,6 @@ using nlohmann::json;
 
 namespace {
 
-
 // A failing command: exit 2, nothing on stdout, one stderr line starting "han: error:".
 void check_user_error(const RunResult& r, const std::string& must_mention) {
   INFO("stderr: " << r.err);

@@ -94,7 +94,6 @@ nlohmann::json info(const std::string& model) {
   return nlohmann::json::parse(r.out);
 }
 
-
 // Slice A's model, trained in `dir`/a.
 std::string train_parent(const TempDir& dir) {
   write_slice(dir, "a", kSliceA, 1);

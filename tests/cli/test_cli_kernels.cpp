@@ -18,7 +18,6 @@ using namespace han::test;
 
 namespace {
 
-
 // The probabilities of `han predict` on `input`, every label's.
 std::vector<double> probabilities(const std::string& env, const std::string& model, const std::string& input) {
   const RunResult r = run(env + han_cmd("predict --model " + model + " --data-format jsonl --format json --top-k 100"), input);

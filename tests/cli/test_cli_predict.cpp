@@ -15,7 +15,6 @@ using nlohmann::json;
 
 namespace {
 
-
 std::size_t count_fields(const std::string& row) { return static_cast<std::size_t>(std::count(row.begin(), row.end(), '\t')) + 1; }
 
 std::vector<std::string> fields_of(const std::string& row) {

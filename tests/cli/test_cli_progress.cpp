@@ -16,7 +16,6 @@ using nlohmann::json;
 
 namespace {
 
-
 // A bar redrawn in place: carriage returns, and no line of it reaches stdout.
 void check_bar(const RunResult& with, const RunResult& without, const std::string& must_show) {
   INFO("stderr with --progress: " << with.err);
