@@ -245,8 +245,10 @@ void visit_fields(TrainerConfig& c, V& v) {
              kLater},
             c.calibrate, true);
   v.enumeration({"allreduce",
-                 "under mpirun, how the ranks sum gradients; mpi: MPI_Allreduce (the same model for the same ranks "
-                 "and MPI settings); exact: a fixed-order chain, the bits of one process with as many threads",
+                 "under mpirun, how the ranks share the work; mpi: each rank computes the documents of its own "
+                 "share of the data (with data.cache it reads only those) and MPI_Allreduce sums the gradients (the "
+                 "same model for the same ranks and MPI settings); exact: every batch cut as one process cuts it and "
+                 "summed along a fixed-order chain, the bits of one process with as many threads",
                  kLater},
                 c.allreduce, AllreduceMode::mpi);
 }

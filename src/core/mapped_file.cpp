@@ -6,7 +6,11 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
+#include <cstdio>
 #include <cstring>
+#include <fstream>
+#include <string>
 
 #include "han/core/error.h"
 
@@ -36,6 +40,29 @@ std::shared_ptr<const MappedFile> MappedFile::open(const std::string& path) {
 
 MappedFile::~MappedFile() {
   if (data_) ::munmap(data_, size_);
+}
+
+void MappedFile::release_pages() const {
+  if (data_) ::madvise(data_, size_, MADV_DONTNEED);  // (read-only and private: nothing is lost)
+}
+
+std::size_t MappedFile::resident_bytes() const {
+  if (!data_) return 0;
+  std::ifstream smaps("/proc/self/smaps");
+  const auto start = reinterpret_cast<std::uintptr_t>(data_);
+  std::string line;
+  bool ours = false;
+  while (std::getline(smaps, line)) {
+    unsigned long from = 0, to = 0;
+    // A mapping's first line: "start-end perms ..."; its fields follow ("Rss:   12 kB").
+    if (std::sscanf(line.c_str(), "%lx-%lx ", &from, &to) == 2) {
+      ours = from == start;
+      continue;
+    }
+    unsigned long kb = 0;
+    if (ours && std::sscanf(line.c_str(), "Rss: %lu kB", &kb) == 1) return static_cast<std::size_t>(kb) * 1024;
+  }
+  return 0;
 }
 
 }  // namespace han

@@ -43,7 +43,8 @@ DropoutMasks draw_dropout(const DropoutPlan& plan, const ShardShape& shape, std:
   Index token = 0, sentence = 0;
   for (Index b = 0; b < B; ++b) {
     // Each document's own stream, drawn in a fixed order: its words, its sentences, itself.
-    Rng rng(derive_seed(plan.seed, static_cast<std::uint64_t>(plan.first_document + b)));
+    const Index place = plan.places.empty() ? b : plan.places[static_cast<std::size_t>(b)];
+    Rng rng(derive_seed(plan.seed, static_cast<std::uint64_t>(place)));
     for (Index s = 0; s < shape.doc_lengths[b]; ++s) {
       for (Index w = 0; w < shape.sentence_lengths[s + shape.max_sentences * b]; ++w, ++token) {
         if (plan.word > 0 && rng.uniform() < plan.word) token_ids[token] = Vocab::kUnk;

@@ -27,6 +27,17 @@ double Batch::sentence_padding_fraction() const {
   return slots == 0 ? 0.0 : 1.0 - static_cast<double>(real_sentences) / slots;
 }
 
+BatchCounts batch_counts(const Documents& docs, const std::vector<Index>& indices) {
+  const auto [S, W] = padded_shape(docs, indices);
+  const Index B = static_cast<Index>(indices.size());
+  BatchCounts c{0, 0, W * S * B, S * B};
+  for (Index i : indices) {
+    c.real_tokens += docs[i].tokens();
+    c.real_sentences += static_cast<Index>(docs[i].sentences.size());
+  }
+  return c;
+}
+
 Batch answers_batch(const Documents& docs, const std::vector<Index>& indices) {
   const Index B = static_cast<Index>(indices.size());
   Batch batch;
@@ -72,15 +83,18 @@ Batch make_batch(const Documents& docs, const std::vector<Index>& indices,
   return batch;
 }
 
-std::vector<Batch> make_shards(const Documents& docs, const std::vector<Index>& indices,
-                               int shards) {
-  const auto [S, W] = padded_shape(docs, indices);
-  const Index n = static_cast<Index>(indices.size());
+namespace {
+
+// Cuts docs[indices[i]], i in `places`, into at most `shards` contiguous parts of about
+// equal real-token counts, each padded to S x W.
+std::vector<Batch> cut_shards(const Documents& docs, const std::vector<Index>& indices,
+                              const std::vector<Index>& places, int shards, Index S, Index W) {
+  const Index n = static_cast<Index>(places.size());
   const Index parts = std::max<Index>(1, std::min<Index>(shards, n));
   // Cut where the running real-token count passes k/parts of the total: threads get equal
   // work (the cost follows real tokens), not merely equal numbers of documents.
   std::vector<std::int64_t> before(n + 1, 0);  // real tokens of the first i documents
-  for (Index i = 0; i < n; ++i) before[i + 1] = before[i] + docs[indices[i]].tokens();
+  for (Index i = 0; i < n; ++i) before[i + 1] = before[i] + docs[indices[places[i]]].tokens();
   std::vector<Index> cut(parts + 1, n);
   cut[0] = 0;
   for (Index k = 1; k < parts; ++k) {
@@ -93,10 +107,32 @@ std::vector<Batch> make_shards(const Documents& docs, const std::vector<Index>& 
   }
   std::vector<Batch> out;
   for (Index k = 0; k < parts; ++k) {
-    const std::vector<Index> part(indices.begin() + cut[k], indices.begin() + cut[k + 1]);
+    std::vector<Index> part;
+    for (Index i = cut[k]; i < cut[k + 1]; ++i) part.push_back(indices[places[i]]);
     out.push_back(make_batch(docs, part, S, W));
+    out.back().places.assign(places.begin() + cut[k], places.begin() + cut[k + 1]);
   }
   return out;
+}
+
+}  // namespace
+
+std::vector<Batch> make_shards(const Documents& docs, const std::vector<Index>& indices,
+                               int shards) {
+  const auto [S, W] = padded_shape(docs, indices);
+  std::vector<Index> places(indices.size());
+  for (std::size_t i = 0; i < places.size(); ++i) places[i] = static_cast<Index>(i);
+  return cut_shards(docs, indices, places, shards, S, W);
+}
+
+std::vector<Batch> make_share_shards(const Documents& docs, const std::vector<Index>& indices, Index first,
+                                     Index last, int shards) {
+  const auto [S, W] = padded_shape(docs, indices);
+  std::vector<Index> places;
+  for (std::size_t i = 0; i < indices.size(); ++i)
+    if (indices[i] >= first && indices[i] < last) places.push_back(static_cast<Index>(i));
+  if (places.empty()) return {};
+  return cut_shards(docs, indices, places, shards, S, W);
 }
 
 }  // namespace han

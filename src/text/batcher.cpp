@@ -73,4 +73,15 @@ std::vector<BatchIndices> evaluation_batches(const Documents& docs, BatchStrateg
   return cut(order, 0, static_cast<Index>(order.size()), batch_size);
 }
 
+std::vector<BatchIndices> batches_within(const std::vector<BatchIndices>& batches, Index first, Index last) {
+  std::vector<BatchIndices> out;
+  for (const BatchIndices& batch : batches) {
+    BatchIndices mine;
+    for (Index i : batch)
+      if (i >= first && i < last) mine.push_back(i);
+    if (!mine.empty()) out.push_back(std::move(mine));
+  }
+  return out;
+}
+
 }  // namespace han

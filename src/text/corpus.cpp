@@ -189,7 +189,7 @@ Corpus cached_corpus(const Config& cfg, const std::vector<std::string>& vector_w
   }
   Corpus corpus = read_corpus(cfg, vector_words, base);
   try {
-    write_token_cache(cfg.data.cache, corpus, fingerprint);
+    corpus.cache_checksum = write_token_cache(cfg.data.cache, corpus, fingerprint);
     corpus.cache = Corpus::CacheUse::written;
     spdlog::info("token cache {} written", cfg.data.cache);
   } catch (const Error& e) {

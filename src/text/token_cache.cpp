@@ -145,7 +145,7 @@ void append_binary(std::string& out, T value) {
 
 }  // namespace
 
-void write_token_cache(const std::string& path, const Corpus& corpus, std::uint64_t fingerprint) {
+std::uint64_t write_token_cache(const std::string& path, const Corpus& corpus, std::uint64_t fingerprint) {
   std::vector<std::string_view> arrays;
   std::size_t offset = 0;
   json header = {{"fingerprint", fingerprint},
@@ -170,6 +170,7 @@ void write_token_cache(const std::string& path, const Corpus& corpus, std::uint6
   const std::uint64_t checksum = XXH3_64bits_digest(state.get());
   parts.emplace_back(reinterpret_cast<const char*>(&checksum), sizeof checksum);
   write_file_atomically(path, parts);
+  return checksum;
 }
 
 namespace {
@@ -313,6 +314,9 @@ Corpus corpus_from(const json& header, std::string_view data, const std::shared_
   corpus.train = read_split(splits.at("train"), data, corpus, file);
   corpus.dev = read_split(splits.at("dev"), data, corpus, file);
   corpus.test = read_split(splits.at("test"), data, corpus, file);
+  corpus.cache_file = file;
+  // The checks read every page; a rank of a distributed run then touches only its share.
+  file->release_pages();
   return corpus;
 }
 
@@ -333,7 +337,9 @@ std::optional<Corpus> read_token_cache(const std::string& path, std::uint64_t fi
       return std::nullopt;
     }
     const std::size_t data_start = kPreamble + static_cast<std::size_t>(read_binary<std::uint64_t>(bytes.data() + kPreamble - 8));
-    return corpus_from(header, bytes.substr(data_start, bytes.size() - 8 - data_start), file);
+    Corpus corpus = corpus_from(header, bytes.substr(data_start, bytes.size() - 8 - data_start), file);
+    corpus.cache_checksum = read_binary<std::uint64_t>(bytes.data() + bytes.size() - 8);
+    return corpus;
   } catch (const Unusable& u) {
     spdlog::warn("token cache {}: {}; rebuilding it", path, u.why);
   } catch (const json::exception& e) {

@@ -17,6 +17,11 @@ void SingleProcess::receive(int, float*, std::size_t) {
 
 void SingleProcess::abort(int code) { std::_Exit(code); }
 
+RankShare rank_share(std::size_t n, int rank, int ranks) {
+  const auto at = [&](int r) { return static_cast<std::int64_t>(n * static_cast<std::size_t>(r) / static_cast<std::size_t>(ranks)); };
+  return {at(rank), at(rank + 1)};
+}
+
 int launched_ranks() {
   for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"}) {
     const char* value = std::getenv(name);

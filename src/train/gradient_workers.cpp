@@ -41,8 +41,8 @@ GradientWorkers::GradientWorkers(const HanParams& params, int threads, Allreduce
 double GradientWorkers::compute(const HanParams& params, const ModelConfig& cfg, const std::vector<Batch>& shards,
                                 const DropoutPlan& dropout, Index batch_docs, bool train_embeddings, Collective& job,
                                 const OutputHead& head, const LossConfig& loss_config) {
-  run_shards(params, cfg, shards, static_cast<std::size_t>(job.rank()) * workers_.size(), dropout, batch_docs,
-             train_embeddings, head, loss_config);
+  HAN_ASSERT(shards.size() <= workers_.size());
+  run_shards(params, cfg, shards, dropout, batch_docs, train_embeddings, head, loss_config);
   if (job.ranks() == 1) {
     reduce();
     std::vector<std::int32_t> ids;
@@ -56,19 +56,17 @@ double GradientWorkers::compute(const HanParams& params, const ModelConfig& cfg,
   return total_loss(job) / static_cast<double>(batch_docs);
 }
 
-// This rank's workers on shards first_shard, first_shard + 1, ... (those that exist).
+// This rank's workers on its shards, worker k on shard k.
 void GradientWorkers::run_shards(const HanParams& params, const ModelConfig& cfg, const std::vector<Batch>& shards,
-                                 std::size_t first_shard, const DropoutPlan& dropout, Index batch_docs,
-                                 bool train_embeddings, const OutputHead& head, const LossConfig& loss_config) {
-  std::vector<Index> first(shards.size() + 1, 0);
-  for (std::size_t k = 0; k < shards.size(); ++k) first[k + 1] = first[k] + shards[k].size();
-  const std::size_t mine = std::min(workers_.size(), shards.size() - std::min(first_shard, shards.size()));
+                                 const DropoutPlan& dropout, Index batch_docs, bool train_embeddings,
+                                 const OutputHead& head, const LossConfig& loss_config) {
+  const std::size_t mine = shards.size();
   run_parallel(static_cast<int>(mine), [&](int k) {
     const TrainingGemm fast_gemm;  // this step's products on libxsmm (nn/kernels.h)
     Worker& w = workers_[k];
-    const Batch& shard = shards[first_shard + k];
+    const Batch& shard = shards[k];
     DropoutPlan shard_dropout = dropout;
-    shard_dropout.first_document = first[first_shard + k];
+    shard_dropout.places = shard.places;
     const Matrix logits = han_forward(params, cfg, shard, &shard_dropout, w.cache);
     Matrix d_logits;
     w.loss = head_loss(head, loss_config, logits, shard, 1.0 / static_cast<double>(batch_docs), d_logits);

@@ -13,6 +13,7 @@
 #include "han/core/error.h"
 #include "han/core/hash.h"
 #include "han/core/io.h"
+#include "han/core/mapped_file.h"
 #include "han/core/parallel.h"
 #include "han/core/random.h"
 #include "han/core/select_metric.h"
@@ -52,16 +53,11 @@ std::string metrics_text(const std::vector<EpochRecord>& history) {
 }
 
 // --log-level debug: what one step computed and how long it took.
-void log_step(int epoch, std::size_t batch, std::size_t batches, long long step, const std::vector<Batch>& shards,
+void log_step(int epoch, std::size_t batch, std::size_t batches, long long step, Index B, const BatchCounts& counts,
               Clock::time_point start) {
-  Index B = 0, tokens = 0;
-  for (const Batch& s : shards) {
-    B += s.size();
-    tokens += s.real_tokens;
-  }
+  const Index S = counts.sentence_slots / std::max<Index>(B, 1), W = counts.word_slots / std::max<Index>(S * B, 1);
   spdlog::debug("epoch {} batch {}/{} (step {}): {} x {} x {} (B x S x W), {} real tokens, {:.3f} s", epoch, batch,
-                batches, step, B, shards.front().max_sentences(), shards.front().max_words(), tokens,
-                seconds_since(start));
+                batches, step, B, S, W, counts.real_tokens, seconds_since(start));
 }
 
 Classifier initial_model(const Config& cfg, const Corpus& corpus) {
@@ -92,12 +88,14 @@ class TrainingRun {
   void save_progress(std::size_t next_batch, Clock::time_point epoch_start);
   bool run_epoch(int epoch, Clock::time_point epoch_start);
   void train_step(const BatchIndices& indices, int epoch, std::size_t batch, std::size_t batches);
+  std::vector<Batch> rank_shards(const BatchIndices& indices) const;
   void report_batch(int epoch, std::size_t done, std::size_t batches, Clock::time_point epoch_start) const;
   enum class EpochEnd { next, early_stop, interrupted };
   EpochEnd finish_epoch(int epoch, Clock::time_point epoch_start);
   std::optional<EpochRecord> measure_epoch(int epoch, Clock::time_point epoch_start) const;
   std::optional<TaskScores> score_dev() const;
   void log_exchange(int epoch) const;
+  void log_cache_memory(int epoch) const;
   void keep_if_best(EpochRecord& rec);
   bool lower_dev_loss_than_best(const EpochRecord& rec) const;
   double epoch_score(const EpochRecord& rec) const;
@@ -125,6 +123,10 @@ class TrainingRun {
   HanParams best_params_;
   const Batcher batcher_;
   const std::vector<BatchIndices> dev_batches_;
+  // Whether each rank computes only the documents of its own share (a distributed run with
+  // MPI's allreduce; the exact sum needs one process's cut of every batch), and its shares.
+  const bool shares_data_;
+  const RankShare train_share_, dev_share_;
   long long total_steps_ = 0;
 };
 
@@ -140,7 +142,10 @@ TrainingRun::TrainingRun(const Config& cfg, const Corpus& corpus, const TrainOpt
       workers_(model_.params, threads_, cfg.trainer.allreduce),
       optimizer_(make_optimizer(cfg.optimizer, threads_)),
       batcher_(corpus.train, cfg.batching, derive_seed(cfg.trainer.seed, SeedStream::batches)),
-      dev_batches_(scoring_batches(corpus.dev, cfg)) {
+      dev_batches_(scoring_batches(corpus.dev, cfg)),
+      shares_data_(job_.ranks() > 1 && cfg.trainer.allreduce == AllreduceMode::mpi),
+      train_share_(rank_share(corpus.train.size(), job_.rank(), job_.ranks())),
+      dev_share_(rank_share(corpus.dev.size(), job_.rank(), job_.ranks())) {
   if (options.parent && !options.resume) start_from_parent(model_, *options.parent);
   if (!cfg.model.embeddings.empty() && !options.resume) {
     const bool shared = pretrains_embeddings(cfg.model) && !options.pretrained_vectors.empty();
@@ -246,7 +251,7 @@ bool TrainingRun::run_epoch(int epoch, Clock::time_point epoch_start) {
 // the run (exit 1).
 void TrainingRun::train_step(const BatchIndices& indices, int epoch, std::size_t batch, std::size_t batches) {
   const auto start = Clock::now();
-  const std::vector<Batch> shards = make_shards(corpus_.train, indices, threads_ * job_.ranks());
+  const std::vector<Batch> shards = rank_shards(indices);
   const Index B = static_cast<Index>(indices.size());
   const DropoutPlan dropout =
       dropout_plan(cfg_.model, derive_seed(cfg_.trainer.seed, SeedStream::dropout, optimizer_->steps()));
@@ -264,13 +269,23 @@ void TrainingRun::train_step(const BatchIndices& indices, int epoch, std::size_t
 
   state_.loss_sum += loss * static_cast<double>(B);
   state_.docs_seen += B;
-  for (const Batch& s : shards) {
-    state_.tokens_seen += s.real_tokens;
-    state_.sentences_seen += s.real_sentences;
-    state_.word_slots += s.word_mask.size();
-    state_.sentence_slots += s.sentence_mask.size();
-  }
-  if (spdlog::should_log(spdlog::level::debug)) log_step(epoch, batch, batches, optimizer_->steps(), shards, start);
+  const BatchCounts counts = batch_counts(corpus_.train, indices);  // the whole batch's, on every rank
+  state_.tokens_seen += counts.real_tokens;
+  state_.sentences_seen += counts.real_sentences;
+  state_.word_slots += counts.word_slots;
+  state_.sentence_slots += counts.sentence_slots;
+  if (spdlog::should_log(spdlog::level::debug)) log_step(epoch, batch, batches, optimizer_->steps(), B, counts, start);
+}
+
+// This rank's shards of the batch, one per thread at most. Sharing the data, the rank
+// takes the batch's documents of its own share; else the batch is cut as one process with
+// ranks x threads threads cuts it, and rank r takes shards rT .. rT+T-1.
+std::vector<Batch> TrainingRun::rank_shards(const BatchIndices& indices) const {
+  if (shares_data_) return make_share_shards(corpus_.train, indices, train_share_.first, train_share_.last, threads_);
+  std::vector<Batch> all = make_shards(corpus_.train, indices, threads_ * job_.ranks());
+  const std::size_t first = std::min(all.size(), static_cast<std::size_t>(job_.rank() * threads_));
+  const std::size_t last = std::min(all.size(), first + static_cast<std::size_t>(threads_));
+  return {std::make_move_iterator(all.begin() + first), std::make_move_iterator(all.begin() + last)};
 }
 
 void TrainingRun::report_batch(int epoch, std::size_t done, std::size_t batches, Clock::time_point epoch_start) const {
@@ -294,6 +309,7 @@ TrainingRun::EpochEnd TrainingRun::finish_epoch(int epoch, Clock::time_point epo
   state_.history.push_back(*rec);
   if (writes()) write_file_atomically(files_.metrics, metrics_text(state_.history));
   log_exchange(epoch);
+  log_cache_memory(epoch);
   if (options_.on_epoch) options_.on_epoch(*rec);
   const bool stop = cfg_.trainer.patience > 0 && state_.epochs_without_gain >= cfg_.trainer.patience &&
                     epoch < cfg_.trainer.epochs;
@@ -326,8 +342,9 @@ std::optional<EpochRecord> TrainingRun::measure_epoch(int epoch, Clock::time_poi
 }
 
 // The dev scores, or nothing when a stop was requested meanwhile. A process alone cuts
-// the scoring short at once; the ranks of a job each score every ranks-th dev batch
-// (without stopping halfway, so none waits for another) and sum their answers.
+// the scoring short at once; the ranks of a job each score a part of the dev batches
+// (without stopping halfway, so none waits for another) and sum their answers: the
+// documents of their own share when they share the data, else every ranks-th batch.
 std::optional<TaskScores> TrainingRun::score_dev() const {
   Predictor predictor(model_.params, cfg_.model, threads_, model_.head);
   if (job_.ranks() == 1) {
@@ -337,7 +354,8 @@ std::optional<TaskScores> TrainingRun::score_dev() const {
     return dev;
   }
   std::vector<BatchIndices> share;
-  for (std::size_t b = static_cast<std::size_t>(job_.rank()); b < dev_batches_.size();
+  if (shares_data_) share = batches_within(dev_batches_, dev_share_.first, dev_share_.last);
+  for (std::size_t b = static_cast<std::size_t>(job_.rank()); !shares_data_ && b < dev_batches_.size();
        b += static_cast<std::size_t>(job_.ranks()))
     share.push_back(dev_batches_[b]);
   Matrix probabilities = predictor.predict(corpus_.dev, share);
@@ -355,6 +373,17 @@ void TrainingRun::log_exchange(int epoch) const {
                "{:.2f} ms waiting for the slowest rank (mean of {} steps so far)",
                epoch, job_.ranks(), x.bytes / steps / 1e6, 1e3 * x.seconds / steps, 1e3 * x.wait_seconds / steps,
                x.steps);
+
+}
+
+// What sharing the data saves: the part of the mapped token cache this process has read
+// (info in a distributed run, debug alone).
+void TrainingRun::log_cache_memory(int epoch) const {
+  if (!corpus_.cache_file) return;
+  spdlog::log(job_.ranks() > 1 ? spdlog::level::info : spdlog::level::debug,
+              "epoch {}: this process holds {:.1f} MB of the {:.1f} MB token cache in memory", epoch,
+              static_cast<double>(corpus_.cache_file->resident_bytes()) / 1e6,
+              static_cast<double>(corpus_.cache_file->size()) / 1e6);
 }
 
 // Higher is better; an undefined score (a constant prediction's correlation) ranks below
@@ -425,8 +454,10 @@ TrainResult TrainingRun::finish(bool interrupted, bool stopped_early, Clock::tim
   return r;
 }
 
-// model.linear_member: trained once the HAN is, and written into model.han beside it.
+// model.linear_member: trained once the HAN is, and written into model.han beside it, by
+// rank 0 alone (the other ranks' model is never written or scored).
 LinearMemberResult TrainingRun::add_linear_member() const {
+  if (job_.rank() != 0) return {};
   LinearMemberResult linear =
       train_weighted_linear_member(cfg_, corpus_, {&best_params_}, model_.head, dev_batches_, calibrates(),
                                    continued_linear_member(options_.parent, cfg_, corpus_.labels));

@@ -1,7 +1,9 @@
-// Distributed training as a user runs it: mpirun -np 2 han train on this machine. Two
-// ranks of T threads must give the very model one process of 2T threads gives; rank 0
-// alone writes; a failing rank ends the job with one line naming it; SIGTERM to mpirun
-// leaves one checkpoint that --resume continues. Without MPI (HAN_MPI=OFF), a launch as
+// Distributed training as a user runs it: mpirun -np 2 (and 4, over TCP) han train on this
+// machine. Ranks sharing the data give one process's model within rounding, the same model
+// run after run; with trainer.allreduce exact, two ranks of T threads give the very model
+// one process of 2T threads gives; rank 0 alone writes; a failing rank ends the job with
+// one line naming it; SIGTERM to mpirun leaves one checkpoint that --resume continues,
+// under any number of ranks. Without MPI (HAN_MPI=OFF), a launch as
 // several ranks is refused.
 #include <catch2/catch.hpp>
 
@@ -120,6 +122,15 @@ std::vector<double> probabilities(const std::string& model, const std::string& d
   return out;
 }
 
+// The largest difference between two lists of probabilities (of the same documents).
+double largest_difference(const std::vector<double>& a, const std::vector<double>& b) {
+  REQUIRE(a.size() == b.size());
+  double largest = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) largest = std::max(largest, std::fabs(a[i] - b[i]));
+  INFO("largest probability difference " << largest);
+  return largest;
+}
+
 TEST_CASE("mpirun -np 2 with MPI's allreduce (the default): the same model run after run, within rounding of one process",
           "[mpi]") {
   TempDir dir;
@@ -134,12 +145,7 @@ TEST_CASE("mpirun -np 2 with MPI's allreduce (the default): the same model run a
     REQUIRE(m.exit_code == 0);
   }
   CHECK(same_model(job + "/model.han", again + "/model.han"));
-  const std::vector<double> one = probabilities(alone, dev), two = probabilities(job, dev);
-  REQUIRE(one.size() == two.size());
-  double largest = 0;
-  for (std::size_t i = 0; i < one.size(); ++i) largest = std::max(largest, std::fabs(one[i] - two[i]));
-  INFO("largest probability difference " << largest);
-  CHECK(largest <= 1e-4);
+  CHECK(largest_difference(probabilities(alone, dev), probabilities(job, dev)) <= 1e-4);
 }
 
 TEST_CASE("mpirun: a rank that cannot read its data ends the job with one line naming it, nothing written",
@@ -226,16 +232,16 @@ TEST_CASE("mpirun: a rank killed with kill -9 ends the whole job (non-zero, the 
   CHECK(noticed[0].find("exited on signal 9 (Killed)") != std::string::npos);
 }
 
-TEST_CASE("mpirun: SIGTERM leaves one checkpoint by rank 0 and --resume under mpirun reaches the uninterrupted model",
+TEST_CASE("mpirun: SIGTERM leaves one checkpoint by rank 0 and --resume under mpirun reaches the uninterrupted model, and 1 or 4 ranks continue it too",
           "[mpi][signals]") {
   TempDir dir;
   const std::string train = head_of_data(dir, "data/train.jsonl", 1500, "train.jsonl");
   const std::string dev = head_of_data(dir, "data/dev.jsonl", 80, "dev.jsonl");
-  const std::string alone = dir.file("alone"), job = dir.file("job"), err = dir.file("err");
+  const std::string whole = dir.file("whole"), job = dir.file("job"), err = dir.file("err");
   // Enough epochs (and no early stop) that the run is still going when the signal lands:
   // mpirun takes a while to pass it on, longer on a loaded machine.
   const std::string epochs = " --set trainer.epochs=10 --set trainer.patience=0";
-  REQUIRE(run(han_cmd(train_args(train, dev, alone, 2, epochs))).exit_code == 0);
+  REQUIRE(run(mpirun(2, train_args(train, dev, whole, 1, epochs + " --quiet"))).exit_code == 0);
   // The signal goes once epoch 1's metrics are written: no debug log, so no rank writes
   // lines (--quiet) that mpirun could interleave with rank 0's one line about the checkpoint.
   const RunResult stopped =
@@ -251,14 +257,44 @@ TEST_CASE("mpirun: SIGTERM leaves one checkpoint by rank 0 and --resume under mp
   // Stopped in the first epoch, or after it (its best model and metrics then written too).
   const std::string held = han::run_files_held(job);
   CHECK((held == "checkpoint.han, config.json" || held == "checkpoint.han, config.json, metrics.jsonl, model.han"));
-  fs::copy(job, dir.file("copy"), fs::copy_options::recursive);
+  const std::string one = dir.file("one"), four = dir.file("four");
+  fs::copy(job, one, fs::copy_options::recursive);
+  fs::copy(job, four, fs::copy_options::recursive);
   const RunResult resumed = run(mpirun(2, "train --resume " + job + " --quiet"));
   INFO(resumed.err);
   REQUIRE(resumed.exit_code == 0);
-  CHECK(same_model(alone + "/model.han", job + "/model.han"));
+  // The same ranks share the data alike: the model of the uninterrupted job, bit for bit.
+  CHECK(same_model(whole + "/model.han", job + "/model.han"));
   CHECK(!fs::exists(job + "/checkpoint.han"));
-  // The checkpoint also resumes without mpirun (one process: its one shard per batch).
-  CHECK(run(han_cmd("train --resume " + dir.file("copy") + " --quiet")).exit_code == 0);
+  // The checkpoint also continues in one process, or in 4 ranks (over loopback TCP): the
+  // same batches, each cut another way, so the models agree within training's rounding.
+  const RunResult alone = run(han_cmd("train --resume " + one + " --quiet"));
+  const RunResult ranks4 = run(std::string(HAN_MPIEXEC) + " --oversubscribe --allow-run-as-root --mca btl tcp,self -np 4 " +
+                               han_cmd("train --resume " + four + " --quiet"));
+  INFO(alone.err << ranks4.err);
+  REQUIRE(alone.exit_code == 0);
+  REQUIRE(ranks4.exit_code == 0);
+  for (const std::string& folder : {one, four}) {
+    CHECK(epoch_scores(folder).size() == 10);
+    CHECK(largest_difference(probabilities(whole + "/model.han", dev), probabilities(folder + "/model.han", dev)) <= 1e-3);
+  }
+}
+
+TEST_CASE("mpirun -np 4 over loopback TCP: each rank trains on its share and the job agrees with one process",
+          "[mpi]") {
+  TempDir dir;
+  const std::string train = head_of_data(dir, "data/train.jsonl", 300, "train.jsonl");
+  const std::string dev = head_of_data(dir, "data/dev.jsonl", 80, "dev.jsonl");
+  const std::string alone = dir.file("alone"), job = dir.file("job"), again = dir.file("again");
+  REQUIRE(run(han_cmd(train_args(train, dev, alone, 4, " --quiet"))).exit_code == 0);
+  for (const std::string& out : {job, again}) {
+    const RunResult m = run(std::string(HAN_MPIEXEC) + " --oversubscribe --allow-run-as-root --mca btl tcp,self -np 4 " +
+                            han_cmd(train_args(train, dev, out, 1, " --quiet")));
+    INFO(m.err);
+    REQUIRE(m.exit_code == 0);
+  }
+  CHECK(same_model(job + "/model.han", again + "/model.han"));
+  CHECK(largest_difference(probabilities(alone, dev), probabilities(job, dev)) <= 1e-4);
 }
 
 #else

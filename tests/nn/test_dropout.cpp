@@ -28,7 +28,7 @@ Drawn draw(const std::vector<Document>& docs, Index first, Index last, const Dro
   for (Index col = 0; col < batch.word_mask.cols(); ++col)
     for (Index w = 0; w < sentence_lengths[col]; ++w) d.ids.push_back(batch.ids(w, col));
   DropoutPlan plan = base;
-  plan.first_document = first;
+  for (Index i = first; i < last; ++i) plan.places.push_back(i);
   d.masks = draw_dropout(plan, {sentence_lengths, doc_lengths, batch.max_sentences()}, d.ids, 6, 4, 3);
   return d;
 }

@@ -267,7 +267,8 @@ TEST_CASE("ranks summing along their chain give every rank the bits of one proce
       for (int r = 0; r < ranks; ++r)
         running.emplace_back([&, r] {
           try {
-            losses[r] = workers[r].compute(f.params, f.cfg, shards, every_dropout(), f.size(), train_embeddings,
+            const std::vector<Batch> mine(shards.begin() + r * threads, shards.begin() + (r + 1) * threads);
+            losses[r] = workers[r].compute(f.params, f.cfg, mine, every_dropout(), f.size(), train_embeddings,
                                            members[r]);
           } catch (...) {
             failures[r] = std::current_exception();
@@ -283,6 +284,46 @@ TEST_CASE("ranks summing along their chain give every rank the bits of one proce
         if (mode == AllreduceMode::exact) CHECK(same_bits(workers[r].grads(), one_process.grads()));
         else check_close(workers[r].grads(), one_process.grads());
         CHECK(losses[r] == loss);
+      }
+    }
+  }
+}
+
+TEST_CASE("ranks that each hold a share of the documents sum to one process's gradient and loss within rounding",
+          "[gradient_workers][collective]") {
+  Fixture f;
+  // The batch in another order than the list: each rank's documents are scattered in it.
+  f.batch = {7, 2, 11, 0, 5, 9, 1, 4, 10, 3, 8, 6};
+  for (const bool train_embeddings : {true, false}) {
+    GradientWorkers one_process(f.params, 1);
+    SingleProcess alone;
+    const double loss =
+        one_process.compute(f.params, f.cfg, make_shards(f.docs, f.batch, 1), every_dropout(), f.size(), train_embeddings, alone);
+    for (const auto& [ranks, threads] : {std::pair{2, 2}, std::pair{3, 1}}) {
+      INFO(ranks << " ranks of " << threads << " threads, embeddings " << (train_embeddings ? "trained" : "frozen"));
+      ThreadRanks job(ranks);
+      std::vector<ThreadRanks::Rank> members;
+      std::vector<GradientWorkers> workers;
+      members.reserve(ranks);
+      workers.reserve(ranks);
+      for (int r = 0; r < ranks; ++r) {
+        members.emplace_back(job, r);
+        workers.emplace_back(f.params, threads);
+      }
+      std::vector<double> losses(ranks);
+      std::vector<std::thread> running;
+      for (int r = 0; r < ranks; ++r)
+        running.emplace_back([&, r] {
+          const Index first = 12 * r / ranks, last = 12 * (r + 1) / ranks;
+          const std::vector<Batch> mine = make_share_shards(f.docs, f.batch, first, last, threads);
+          losses[r] = workers[r].compute(f.params, f.cfg, mine, every_dropout(), f.size(), train_embeddings, members[r]);
+        });
+      for (std::thread& t : running) t.join();
+      for (int r = 0; r < ranks; ++r) {
+        INFO("rank " << r);
+        CHECK(same_bits(workers[r].grads(), workers[0].grads()));
+        check_close(workers[r].grads(), one_process.grads());
+        CHECK(losses[r] == Approx(loss).epsilon(1e-6));  // float shards of other shapes
       }
     }
   }

@@ -20,6 +20,12 @@ class MappedFile {
   const char* data() const { return static_cast<const char*>(data_); }
   std::size_t size() const { return size_; }
   std::string_view bytes() const { return {data(), size_}; }
+  // Gives back the pages read so far (they stay in the page cache and are read again when
+  // touched): after a check that reads the whole file, a process holds only what it uses.
+  void release_pages() const;
+  // The bytes of the mapping this process holds in memory now (Rss in /proc/self/smaps; 0
+  // where that cannot be read).
+  std::size_t resident_bytes() const;
 
  private:
   MappedFile(void* data, std::size_t size) : data_(data), size_(size) {}

@@ -3,7 +3,7 @@
 // embedding values, sentence vectors between the two levels, and the document vector.
 // Masks are drawn per document from a stream of its own (the batch's seed and the
 // document's place in the batch), so they do not depend on how a batch is cut into
-// shards, that is on the thread count.
+// shards: on the thread count, or on the ranks of a distributed run.
 #include <cstdint>
 #include <vector>
 
@@ -19,12 +19,13 @@ struct DropoutPlan {
   double sentence = 0;   // dropout on sentence vectors (input of the sentence level)
   double document = 0;   // dropout on the document vector (input of the output layer)
   std::uint64_t seed = 0;      // one per batch
-  Index first_document = 0;    // the shard's first document within its batch
+  // Each document's place within its batch (Batch::places); empty: 0, 1, 2, ...
+  std::vector<Index> places;
 
   bool any() const { return word > 0 || embedding > 0 || sentence > 0 || document > 0; }
 };
 
-// The rates of `cfg` for the batch seeded `seed` (seed and first_document left to set).
+// The rates of `cfg` for the batch seeded `seed` (seed set; places left to set).
 DropoutPlan dropout_plan(const ModelConfig& cfg, std::uint64_t seed);
 
 // Inverted-dropout masks of one shard: 0 with the rate's probability, else 1/(1-rate);

@@ -18,6 +18,7 @@ struct Batch {
   std::vector<float> targets;        // (B) regression
   std::vector<float> weights;        // (B) in the training loss
   std::vector<Index> documents;      // (B) index of each document in its source list
+  std::vector<Index> places;         // (B) a shard's: each document's place in its whole batch
   Index real_tokens = 0;
   Index real_sentences = 0;
 
@@ -27,6 +28,14 @@ struct Batch {
   double word_padding_fraction() const;      // 1 - real tokens / (W S B)
   double sentence_padding_fraction() const;  // 1 - real sentences / (S B)
 };
+
+// What a batch of docs[indices] holds and its padded size, read from the documents'
+// sentence lengths alone (no words): what every rank counts for the whole batch.
+struct BatchCounts {
+  Index real_tokens = 0, real_sentences = 0;
+  Index word_slots = 0, sentence_slots = 0;  // W x S x B and S x B
+};
+BatchCounts batch_counts(const Documents& docs, const std::vector<Index>& indices);
 
 // docs[indices]'s answers alone (labels, label sets, targets, weights, document indices),
 // for a loss that reads no words: no word tensors, and a sentence mask of no rows (B columns).
@@ -43,5 +52,12 @@ Batch make_batch(const Documents& docs, const std::vector<Index>& indices,
 // the whole batch would have, so every shard computes exactly what the batch would.
 std::vector<Batch> make_shards(const Documents& docs, const std::vector<Index>& indices,
                                int shards);
+
+// The documents of docs[indices] in [first, last) (a rank's own share of the list), cut
+// as make_shards cuts them into at most `shards` parts, each padded to the shape of the
+// whole batch and knowing each document's place in it: a rank reads only its own
+// documents' words, and computes what one process computes for them.
+std::vector<Batch> make_share_shards(const Documents& docs, const std::vector<Index>& indices, Index first,
+                                     Index last, int shards);
 
 }  // namespace han

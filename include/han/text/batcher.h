@@ -39,6 +39,10 @@ std::vector<BatchIndices> inference_batches(const Documents& docs, Index batch_s
 std::vector<BatchIndices> evaluation_batches(const Documents& docs, BatchStrategy strategy,
                                              Index batch_size, std::uint64_t seed);
 
+// The batches' documents in [first, last) alone (a rank's share of the list), in their
+// order; batches left empty are dropped.
+std::vector<BatchIndices> batches_within(const std::vector<BatchIndices>& batches, Index first, Index last);
+
 // Orders indices by (sentence count, longest sentence), both ascending; stable.
 void sort_by_length(const Documents& docs, std::vector<Index>& indices);
 

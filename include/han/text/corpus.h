@@ -1,6 +1,8 @@
 #pragma once
 // The training corpus: train/dev/test splits read and encoded with a vocabulary and
 // label set built from the training split only.
+#include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -10,6 +12,8 @@
 #include "han/text/vocab.h"
 
 namespace han {
+
+class MappedFile;
 
 struct Corpus {
   Vocab vocab;
@@ -24,6 +28,10 @@ struct Corpus {
   // How loading met data.cache: not set, mapped from it, read and written to it, or read
   // but the cache could not be written (a warning said why).
   enum class CacheUse { none, mapped, written, unwritten } cache = CacheUse::none;
+  // The token cache's checksum when it was mapped or written (else 0): what the ranks of a
+  // distributed run compare instead of every word; and the mapped file.
+  std::uint64_t cache_checksum = 0;
+  std::shared_ptr<const MappedFile> cache_file;
 };
 
 // A run that starts from a trained model (trainer.init) keeps that model's vocabulary, so

@@ -29,10 +29,12 @@ constexpr std::size_t kTokenCacheHeaderStart = 24;
 std::uint64_t corpus_fingerprint(const Config& cfg, const std::vector<std::string>& vector_words,
                                  const CorpusBase* base);
 
-// Writes the corpus (before class weights are applied) atomically.
-void write_token_cache(const std::string& path, const Corpus& corpus, std::uint64_t fingerprint);
+// Writes the corpus (before class weights are applied) atomically; returns the file's
+// checksum (Corpus::cache_checksum).
+std::uint64_t write_token_cache(const std::string& path, const Corpus& corpus, std::uint64_t fingerprint);
 
-// The corpus of the cache at `path`, its arrays mapped from the file; nothing when there
+// The corpus of the cache at `path`, its arrays mapped from the file (the pages the checks
+// read given back: a process holds the pages it then reads); nothing when there
 // is no file there or it is stale (another fingerprint or format version) or damaged,
 // which the log says. A file that is not a token cache at all is an error (exit 2): it
 // may be the user's and must not be overwritten.

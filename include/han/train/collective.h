@@ -58,6 +58,14 @@ class SingleProcess : public Collective {
   [[noreturn]] void abort(int code) override;
 };
 
+// The documents [first, last) of a list of n that `rank` of `ranks` holds when the ranks
+// share the data: contiguous blocks whose sizes differ by at most one, so a rank reads one
+// stretch of a mapped token cache.
+struct RankShare {
+  std::int64_t first = 0, last = 0;
+};
+RankShare rank_share(std::size_t n, int rank, int ranks);
+
 // How many ranks the launcher started (OMPI_COMM_WORLD_SIZE from Open MPI's mpirun, or
 // PMI_SIZE from MPICH's mpiexec or srun); 1 when han was not started by one.
 int launched_ranks();

@@ -3,8 +3,8 @@
 // runs forward and backward into its own buffers, and the buffers are summed in worker
 // order, so the sum does not depend on thread timing (same thread count, same bits).
 //
-// With several ranks (a job under mpirun), rank r's T workers take shards rT .. rT+T-1 of
-// the batch. By default (trainer.allreduce mpi) each rank sums its workers and MPI_Allreduce
+// With several ranks (a job under mpirun), each rank's T workers take the rank's shards of
+// the batch (train/trainer.cpp says which documents they hold). By default (trainer.allreduce mpi) each rank sums its workers and MPI_Allreduce
 // sums the ranks: Open MPI picks its algorithm (ring, recursive doubling, ...) by message
 // size and rank count, so the latency does not grow along a chain of N ranks; the sum's
 // order is MPI's, fixed for the same ranks and MPI settings, so the same job gives the same
@@ -35,8 +35,8 @@ class GradientWorkers {
  public:
   GradientWorkers(const HanParams& params, int threads, AllreduceMode allreduce = AllreduceMode::mpi);
 
-  // Adds the gradient of the batch's mean loss (`shards`: the whole batch of `batch_docs`
-  // documents, cut into ranks x threads shards; dropout: the batch's training noise; the
+  // Adds the gradient of the batch's mean loss (`shards`: this rank's part of the batch of
+  // `batch_docs` documents, at most one shard per thread; dropout: the batch's training noise; the
   // head and loss of the task) into grads() on every rank and returns that loss.
   double compute(const HanParams& params, const ModelConfig& cfg, const std::vector<Batch>& shards,
                  const DropoutPlan& dropout, Index batch_docs, bool train_embeddings, Collective& job,
@@ -57,7 +57,7 @@ class GradientWorkers {
     double loss = 0;
   };
   void run_shards(const HanParams& params, const ModelConfig& cfg, const std::vector<Batch>& shards,
-                  std::size_t first_shard, const DropoutPlan& dropout, Index batch_docs, bool train_embeddings,
+                  const DropoutPlan& dropout, Index batch_docs, bool train_embeddings,
                   const OutputHead& head, const LossConfig& loss_config);
   void reduce();
   void reduce_across(Collective& job, bool train_embeddings);
