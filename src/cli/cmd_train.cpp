@@ -333,6 +333,7 @@ void train_command(const TrainArgs& a) {
   name_rank_in_logs(job->rank(), job->ranks());
   std::optional<Classifier> parent;
   const PreparedRun run = start_on_every_rank(*job, [&] { return prepare_run(a, job->ranks(), job->rank() == 0, parent); });
+  job->set_timeout(run.config.trainer.rank_timeout);  // (every rank at once: they just agreed)
   const std::optional<WordVectors> pretrained = pretrain_if_asked(run);
   stop_while_reading(run);
   const Corpus corpus = start_on_every_rank(*job, [&] {

@@ -251,6 +251,11 @@ void visit_fields(TrainerConfig& c, V& v) {
                  "summed along a fixed-order chain, the bits of one process with as many threads",
                  kLater},
                 c.allreduce, AllreduceMode::mpi);
+  v.integer({"rank_timeout",
+             "under mpirun: seconds a rank waits for the others before the job ends with an error naming the ranks "
+             "that did not arrive (hung, stopped, or far slower); 0 = wait for ever",
+             kLater},
+            c.rank_timeout, 600, IntRange{0, 86400});
 }
 
 // The embed and loss sections are written only when used (config_to_json).

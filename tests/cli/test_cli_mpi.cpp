@@ -232,6 +232,26 @@ TEST_CASE("mpirun: a rank killed with kill -9 ends the whole job (non-zero, the 
   CHECK(noticed[0].find("exited on signal 9 (Killed)") != std::string::npos);
 }
 
+TEST_CASE("mpirun: a rank that stops (SIGSTOP) ends the job after trainer.rank_timeout, rank 0 naming it", "[mpi]") {
+  TempDir dir;
+  const std::string train = head_of_data(dir, "data/train.jsonl", 300, "train.jsonl");
+  const std::string err = dir.file("err");
+  // Stop rank 1 (found by its OMPI_COMM_WORLD_RANK) once training has begun.
+  const RunResult r = run(
+      "timeout 120 " +
+      mpirun(2, train_args(train, "", dir.file("run"), 1, " --log-level debug --set trainer.rank_timeout=3")) + " 2> " +
+      err + " & pid=$!; for i in $(seq 1200); do grep -qF \"(step 3)\" " + err +
+      " && break; sleep 0.05; done; launcher=$(pgrep -P $pid); "
+      "for p in $(pgrep -P $launcher); do tr '\\0' '\\n' < /proc/$p/environ | grep -qx OMPI_COMM_WORLD_RANK=1 && "
+      "stopped=$p && kill -STOP $p; done; wait $pid; rc=$?; kill -CONT $stopped 2>/dev/null; cat " + err +
+      " >&2; exit $rc");
+  INFO(r.err);
+  CHECK(r.exit_code != 0);
+  CHECK(r.exit_code != 124);  // (timeout: a hang)
+  const auto named = lines_starting(r.err, "han: error: rank 0: rank 1 did not arrive at the exchange within 3 s");
+  CHECK(named.size() == 1);
+}
+
 TEST_CASE("mpirun: SIGTERM leaves one checkpoint by rank 0 and --resume under mpirun reaches the uninterrupted model, and 1 or 4 ranks continue it too",
           "[mpi][signals]") {
   TempDir dir;

@@ -118,6 +118,9 @@ struct TrainerConfig {
   bool calibrate;
   // Under mpirun: MPI's own allreduce, or the fixed-order chain (train/gradient_workers.h).
   AllreduceMode allreduce;
+  // Under mpirun: seconds a rank waits for the others before the job ends, naming the ranks
+  // that did not arrive (0: wait for ever).
+  int rank_timeout;
 };
 
 // Skip-gram word vectors (han embed, model.embeddings = "pretrain"), the word2vec recipe.

@@ -33,6 +33,9 @@ class Collective {
   // Ends every rank of the job with `code`: for a failure one rank meets alone, while the
   // others may be waiting for it.
   [[noreturn]] virtual void abort(int code) = 0;
+  // From now on, a rank that waits longer than `seconds` for the others in a call above
+  // ends the job with an error naming the ranks that did not arrive (0: no limit).
+  virtual void set_timeout(double seconds) { (void)seconds; }
 };
 
 // A failure every rank meets alike, at the same point (the same check on the same
