@@ -3,7 +3,7 @@
 # 2 ranks x 1 thread (mpirun on localhost), alternated, each repeated; prints the medians:
 # training docs/s, wall seconds, and from rank 0's log the gradient bytes per step, the
 # time per step spent summing them across ranks and waiting for the slower rank.
-# Both runs cut each batch into the same 2 shards and end with the same model.
+# The ranks share the data (trainer.allreduce mpi); bench/bench_scaling.sh fits the scaling model.
 # Usage: bench/bench_mpi.sh [--repeats N] [--config FILE] [--set key=value]...
 #   default: configs/paper.json (E=200, H=50, batch 64) on the bundled 4000 reviews, 1 epoch, 5 repeats
 set -euo pipefail
@@ -52,10 +52,8 @@ for i in $(seq "$repeats"); do
   measure ranks mpirun --oversubscribe --allow-run-as-root -np 2 "$han" train "${common[@]}" --set trainer.threads=1
 done
 
-batch=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["batching"]["batch_size"])' \
-  "$out/run-threads/config.json")
-python3 - "$out/threads" "$out/ranks" "$repeats" "$(nproc)" "$(cut -d' ' -f1-3 /proc/loadavg)" "$batch" <<'PY'
-import math, statistics, sys
+python3 - "$out/threads" "$out/ranks" "$repeats" "$(nproc)" "$(cut -d' ' -f1-3 /proc/loadavg)" <<'PY'
+import statistics, sys
 def rows(path):
     return [list(map(float, line.split())) for line in open(path)]
 threads, ranks = rows(sys.argv[1]), rows(sys.argv[2])
@@ -70,23 +68,4 @@ print(f"| summing across ranks, ms per step | — | {med(ranks, 3):.2f} |")
 print(f"| waiting for the slower rank, ms per step | — | {med(ranks, 4):.2f} |")
 print("every run (docs/s): threads", [r[0] for r in threads], "ranks", [r[0] for r in ranks])
 
-# The model for N machines like this one (2 threads each), the global batch cut N ways: each
-# computes 1/N of this machine's step, then the ordered sum passes the gradient (S bytes)
-# along N - 1 links and broadcasts it (binomial tree: ceil(log2 N) rounds).
-step = int(sys.argv[6]) / med(threads, 0)
-S = med(ranks, 2) * 1e6
-print()
-print(f"model: t_step(N) = t_c/N + (N - 1 + ceil(log2 N)) * (alpha + S/beta); t_c = {step * 1e3:.0f} ms "
-      f"(batch {sys.argv[6]} / training docs/s of 1 rank x 2 threads), S = {S / 1e6:.2f} MB, alpha = 50 us, "
-      "beta = 80% of the line rate")
-print("| machines N | 10 Gbit/s: ms per step (speed-up) | 25 Gbit/s | 100 Gbit/s |")
-print("|---:|---:|---:|---:|")
-for n in (1, 2, 4, 8, 16, 32):
-    cells = []
-    for gbit in (10, 25, 100):
-        beta = 0.8 * gbit * 1e9 / 8
-        hops = 0 if n == 1 else n - 1 + math.ceil(math.log2(n))
-        t = step / n + hops * (50e-6 + S / beta)
-        cells.append(f"{t * 1e3:.0f} ({step / t:.1f}x)")
-    print(f"| {n} | " + " | ".join(cells) + " |")
 PY
