@@ -325,8 +325,8 @@ void run_ensemble(const PreparedRun& run, const WordVectors* pretrained, const C
 }
 
 // Trains on every rank of the job (one, or mpirun's N): every rank reads the config and
-// the data, the ranks check they read the same, then train together; rank 0 alone writes
-// the run folder and stdout.
+// the data (from a token cache, only the words of its share), the ranks check they read
+// the same, then train together; rank 0 alone writes the run folder and stdout.
 void train_command(const TrainArgs& a) {
   setup_logging(a.log);
   const std::unique_ptr<Collective> job = make_collective();

@@ -9,8 +9,9 @@ namespace {
 std::pair<Index, Index> padded_shape(const Documents& docs, const std::vector<Index>& indices) {
   Index S = 1, W = 1;
   for (Index i : indices) {
-    S = std::max<Index>(S, static_cast<Index>(docs[i].sentences.size()));
-    for (const auto& s : docs[i].sentences) W = std::max<Index>(W, static_cast<Index>(s.size()));
+    const DocumentShape& d = docs.shape(static_cast<std::size_t>(i));
+    S = std::max<Index>(S, static_cast<Index>(d.sentences));
+    W = std::max<Index>(W, static_cast<Index>(d.longest));
   }
   return {S, W};
 }
@@ -32,8 +33,9 @@ BatchCounts batch_counts(const Documents& docs, const std::vector<Index>& indice
   const Index B = static_cast<Index>(indices.size());
   BatchCounts c{0, 0, W * S * B, S * B};
   for (Index i : indices) {
-    c.real_tokens += docs[i].tokens();
-    c.real_sentences += static_cast<Index>(docs[i].sentences.size());
+    const DocumentShape& d = docs.shape(static_cast<std::size_t>(i));
+    c.real_tokens += static_cast<Index>(d.tokens);
+    c.real_sentences += static_cast<Index>(d.sentences);
   }
   return c;
 }
@@ -94,7 +96,7 @@ std::vector<Batch> cut_shards(const Documents& docs, const std::vector<Index>& i
   // Cut where the running real-token count passes k/parts of the total: threads get equal
   // work (the cost follows real tokens), not merely equal numbers of documents.
   std::vector<std::int64_t> before(n + 1, 0);  // real tokens of the first i documents
-  for (Index i = 0; i < n; ++i) before[i + 1] = before[i] + docs[indices[places[i]]].tokens();
+  for (Index i = 0; i < n; ++i) before[i + 1] = before[i] + static_cast<std::int64_t>(docs.shape(static_cast<std::size_t>(indices[places[i]])).tokens);
   std::vector<Index> cut(parts + 1, n);
   cut[0] = 0;
   for (Index k = 1; k < parts; ++k) {

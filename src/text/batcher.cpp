@@ -7,12 +7,6 @@
 namespace han {
 namespace {
 
-std::size_t longest_sentence(const DocumentView& d) {
-  std::size_t m = 0;
-  for (const auto& s : d.sentences) m = std::max(m, s.size());
-  return m;
-}
-
 std::vector<BatchIndices> cut(const std::vector<Index>& order, Index begin, Index end, Index size) {
   std::vector<BatchIndices> out;
   for (Index i = begin; i < end; i += size)
@@ -23,15 +17,17 @@ std::vector<BatchIndices> cut(const std::vector<Index>& order, Index begin, Inde
 }  // namespace
 
 void sort_by_length(const Documents& docs, std::vector<Index>& indices) {
-  std::vector<std::pair<std::size_t, std::size_t>> keys(docs.size());
-  for (Index i : indices) keys[i] = {docs[i].sentences.size(), longest_sentence(docs[i])};
-  std::stable_sort(indices.begin(), indices.end(), [&](Index a, Index b) { return keys[a] < keys[b]; });
+  const auto key = [&](Index i) {
+    const DocumentShape& d = docs.shape(static_cast<std::size_t>(i));
+    return std::pair{d.sentences, d.longest};
+  };
+  std::stable_sort(indices.begin(), indices.end(), [&](Index a, Index b) { return key(a) < key(b); });
 }
 
 Batcher::Batcher(const Documents& docs, const BatchingConfig& cfg, std::uint64_t seed)
     : docs_(docs), cfg_(cfg), seed_(seed) {
   for (Index i = 0; i < static_cast<Index>(docs.size()); ++i) {
-    if (docs[i].sentences.empty())
+    if (docs.shape(static_cast<std::size_t>(i)).sentences == 0)
       ++skipped_empty_;
     else
       usable_.push_back(i);

@@ -1,5 +1,7 @@
 #include "han/text/documents.h"
 
+#include <algorithm>
+
 #include "han/core/error.h"
 
 namespace han {
@@ -30,6 +32,8 @@ Documents::Documents(const std::vector<Document>& docs) : Documents() {
 Documents::Documents(const WordArrays& words, Answers answers, std::shared_ptr<const void> keep)
     : mapping_(std::move(keep)), words_(words), answers_(std::move(answers)) {
   HAN_ASSERT(answers_.label_set_starts.size() == answers_.labels.size() + 1);
+  shapes_.reserve(size());
+  for (std::size_t i = 0; i < size(); ++i) shapes_.push_back(measure(i));
 }
 
 Documents::Documents(const Documents& o)
@@ -39,7 +43,8 @@ Documents::Documents(const Documents& o)
       document_starts_(o.document_starts_),
       mapping_(o.mapping_),
       words_(o.words_),
-      answers_(o.answers_) {
+      answers_(o.answers_),
+      shapes_(o.shapes_) {
   if (!mapping_) point_at_owned();
 }
 
@@ -85,6 +90,7 @@ void Documents::end_document(std::int32_t label, const std::vector<std::int32_t>
   answers_.label_set_ids.insert(answers_.label_set_ids.end(), label_set.begin(), label_set.end());
   answers_.label_set_starts.push_back(answers_.label_set_ids.size());
   point_at_owned();
+  shapes_.push_back(measure(size() - 1));
 }
 
 void Documents::push_back(const Document& doc) {
@@ -103,6 +109,7 @@ void Documents::reserve(std::uint64_t words, std::uint64_t sentences, std::size_
   for (auto* v : {&answers_.targets, &answers_.weights}) v->reserve(v->size() + documents);
   answers_.labels.reserve(answers_.labels.size() + documents);
   answers_.label_set_starts.reserve(answers_.label_set_starts.size() + documents);
+  shapes_.reserve(shapes_.size() + documents);
   point_at_owned();
 }
 
@@ -113,6 +120,7 @@ void Documents::truncate(std::size_t n) {
   answers_.weights.resize(n);
   answers_.label_set_starts.resize(n + 1);
   answers_.label_set_ids.resize(answers_.label_set_starts[n]);
+  shapes_.resize(n);
   const std::uint64_t sentences = words_.document_starts[n], words = words_.sentence_starts[sentences];
   if (mapping_) {  // the mapped arrays stay; only fewer of them are in use
     words_.sentence_count = sentences;
@@ -141,11 +149,23 @@ DocumentView Documents::operator[](std::size_t i) const {
                       SentenceList(this, words_.document_starts[i], words_.document_starts[i + 1])};
 }
 
+DocumentShape Documents::measure(std::size_t i) const {
+  DocumentShape d;
+  const std::uint64_t first = words_.document_starts[i], end = words_.document_starts[i + 1];
+  d.sentences = static_cast<std::uint32_t>(end - first);
+  for (std::uint64_t s = first; s < end; ++s) {
+    const std::uint64_t n = words_.sentence_starts[s + 1] - words_.sentence_starts[s];
+    d.longest = std::max(d.longest, static_cast<std::uint32_t>(n));
+    d.tokens += n;
+  }
+  return d;
+}
+
 std::size_t Documents::bytes() const {
   const std::size_t width = words_.narrow ? sizeof(std::uint16_t) : sizeof(std::int32_t);
   return words_.word_count * width + (words_.sentence_count + 1 + size() + 1) * sizeof(std::uint64_t) +
          size() * (sizeof(std::int32_t) + 2 * sizeof(float) + sizeof(std::uint64_t)) +
-         answers_.label_set_ids.size() * sizeof(std::int32_t);
+         answers_.label_set_ids.size() * sizeof(std::int32_t) + shapes_.size() * sizeof(DocumentShape);
 }
 
 }  // namespace han

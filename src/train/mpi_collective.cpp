@@ -18,14 +18,19 @@ constexpr std::size_t kMaxCount = INT_MAX / 2;
 constexpr int kArrivalTag = 7;
 // How much longer than rank 0 the other ranks wait: rank 0 names the missing ranks first.
 constexpr double kGraceSeconds = 15;
+// A waiting rank tells rank 0 it is alive this often; at its deadline rank 0 listens this
+// long, and names the ranks it did not hear from.
+constexpr auto kHeartbeat = std::chrono::milliseconds(500);
+constexpr auto kListen = std::chrono::seconds(2);
 
 using Clock = std::chrono::steady_clock;
 
 // Every call waits on nonblocking MPI requests with a deadline (set_timeout), so that a
 // rank that hangs or is stopped ends the job instead of holding the others for ever. To
-// name that rank, every other rank tells rank 0 when it reaches each collective call (a
-// few bytes, sent without waiting): on a timeout rank 0 names the ranks it has not heard
-// from. Only the main thread calls MPI.
+// name that rank, every other rank tells rank 0 when it reaches each collective call, and
+// every 0.5 s while it waits (a few bytes, sent without waiting): at its deadline rank 0
+// listens 2 s more and names the ranks it has not heard from. Only the main thread calls
+// MPI.
 class MpiCollective : public Collective {
  public:
   MpiCollective() {
@@ -34,6 +39,7 @@ class MpiCollective : public Collective {
     MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
     MPI_Comm_size(MPI_COMM_WORLD, &ranks_);
     arrived_.assign(static_cast<std::size_t>(ranks_), 0);
+    heard_.assign(static_cast<std::size_t>(ranks_), Clock::time_point{});
   }
   ~MpiCollective() override {
     settle_arrivals();
@@ -137,8 +143,9 @@ class MpiCollective : public Collective {
     while (true) {
       MPI_Test(&r, &done, MPI_STATUS_IGNORE);
       if (done) return true;
-      if (rank_ == 0) hear_arrivals();
       const auto now = Clock::now();
+      if (rank_ == 0) hear_arrivals();
+      else if (timeout_ > 0 && now - last_told_ > kHeartbeat) announce_arrival();
       if (now >= until) return false;
       if (now - start > std::chrono::microseconds(200)) std::this_thread::sleep_for(std::chrono::microseconds(50));
     }
@@ -152,6 +159,7 @@ class MpiCollective : public Collective {
 
   void announce_arrival() {
     if (timeout_ <= 0 || rank_ == 0) return;
+    last_told_ = Clock::now();
     pending_.push_back({calls_, MPI_REQUEST_NULL});
     MPI_Isend(&pending_.back().call, 1, MPI_LONG_LONG, 0, kArrivalTag, MPI_COMM_WORLD, &pending_.back().request);
     int done = 1;
@@ -167,6 +175,7 @@ class MpiCollective : public Collective {
       long long call = 0;
       MPI_Recv(&call, 1, MPI_LONG_LONG, status.MPI_SOURCE, kArrivalTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
       arrived_[static_cast<std::size_t>(status.MPI_SOURCE)] = call;
+      heard_[static_cast<std::size_t>(status.MPI_SOURCE)] = Clock::now();
     }
   }
 
@@ -174,12 +183,18 @@ class MpiCollective : public Collective {
     if (rank_ != 0)
       fail("waited " + seconds_text() + " for the other ranks; rank 0, which names the ranks that do not arrive, did "
            "not end the job: it may be hung or stopped itself");
-    hear_arrivals();
+    // A rank waiting in this call says so every kHeartbeat: listen for them.
+    const auto listened = Clock::now();
+    while (Clock::now() - listened < kListen) {
+      hear_arrivals();
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
     std::string missing;
     for (int r = 1; r < ranks_; ++r)
-      if (arrived_[static_cast<std::size_t>(r)] < calls_) missing += (missing.empty() ? "" : ", ") + std::to_string(r);
-    fail(missing.empty() ? "every rank arrived, but the exchange did not complete within " + seconds_text()
-                         : "rank " + missing + " did not arrive at the exchange within " + seconds_text() +
+      if (arrived_[static_cast<std::size_t>(r)] < calls_ || heard_[static_cast<std::size_t>(r)] < listened)
+        missing += (missing.empty() ? "" : ", ") + std::to_string(r);
+    fail(missing.empty() ? "every rank is waiting, but the exchange did not complete within " + seconds_text()
+                         : "rank " + missing + " did not answer within " + seconds_text() +
                                " (hung, stopped, or far slower than the others)");
   }
 
@@ -214,6 +229,8 @@ class MpiCollective : public Collective {
   double timeout_ = 0;
   long long calls_ = 0;             // collective calls made so far
   std::vector<long long> arrived_;  // rank 0: the last call each rank said it reached
+  std::vector<Clock::time_point> heard_;  // rank 0: when each rank last said so
+  Clock::time_point last_told_;     // when this rank last told rank 0
   std::deque<Arrival> pending_;     // this rank's arrival messages not yet delivered
 };
 

@@ -236,10 +236,12 @@ TEST_CASE("mpirun: a rank that stops (SIGSTOP) ends the job after trainer.rank_t
   TempDir dir;
   const std::string train = head_of_data(dir, "data/train.jsonl", 300, "train.jsonl");
   const std::string err = dir.file("err");
-  // Stop rank 1 (found by its OMPI_COMM_WORLD_RANK) once training has begun.
+  // Stop rank 1 (found by its OMPI_COMM_WORLD_RANK) once training has begun; epochs enough
+  // that it is still training then, however loaded the machine.
   const RunResult r = run(
       "timeout 120 " +
-      mpirun(2, train_args(train, "", dir.file("run"), 1, " --log-level debug --set trainer.rank_timeout=3")) + " 2> " +
+      mpirun(2, train_args(train, "", dir.file("run"), 1,
+                          " --log-level debug --set trainer.rank_timeout=3 --set trainer.epochs=200")) + " 2> " +
       err + " & pid=$!; for i in $(seq 1200); do grep -qF \"(step 3)\" " + err +
       " && break; sleep 0.05; done; launcher=$(pgrep -P $pid); "
       "for p in $(pgrep -P $launcher); do tr '\\0' '\\n' < /proc/$p/environ | grep -qx OMPI_COMM_WORLD_RANK=1 && "
@@ -248,7 +250,7 @@ TEST_CASE("mpirun: a rank that stops (SIGSTOP) ends the job after trainer.rank_t
   INFO(r.err);
   CHECK(r.exit_code != 0);
   CHECK(r.exit_code != 124);  // (timeout: a hang)
-  const auto named = lines_starting(r.err, "han: error: rank 0: rank 1 did not arrive at the exchange within 3 s");
+  const auto named = lines_starting(r.err, "han: error: rank 0: rank 1 did not answer within 3 s");
   CHECK(named.size() == 1);
 }
 

@@ -47,3 +47,29 @@ TEST_CASE("shards split a batch by real tokens, every document once and in order
   for (const Batch& b : shards) tokens += b.real_tokens;
   CHECK(tokens == 88);
 }
+
+TEST_CASE("a rank's shards of a batch hold its share's documents, padded to the whole batch, with their places", "[batch]") {
+  std::vector<Document> docs(6);
+  for (std::size_t i = 0; i < docs.size(); ++i)
+    docs[i].sentences.assign(i + 1, std::vector<std::int32_t>(2 * i + 1, 2));  // document i: i+1 sentences of 2i+1 words
+  const Documents list(docs);
+  const std::vector<Index> batch = {4, 0, 3, 1, 5, 2};
+  const std::vector<Batch> mine = make_share_shards(list, batch, 0, 3, 2);  // documents 0, 1, 2
+  REQUIRE(mine.size() == 2);
+  std::vector<Index> held, places;
+  for (const Batch& s : mine) {
+    CHECK(s.max_sentences() == 6);  // document 5's
+    CHECK(s.max_words() == 11);
+    held.insert(held.end(), s.documents.begin(), s.documents.end());
+    places.insert(places.end(), s.places.begin(), s.places.end());
+  }
+  CHECK(held == std::vector<Index>{0, 1, 2});
+  CHECK(places == std::vector<Index>{1, 3, 5});
+  CHECK(make_share_shards(list, {3, 4}, 0, 3, 2).empty());
+  const BatchCounts c = batch_counts(list, {0, 5});
+  CHECK(c.real_tokens == 1 + 6 * 11);
+  CHECK(c.real_sentences == 7);
+  CHECK(c.sentence_slots == 6 * 2);
+  CHECK(c.word_slots == 11 * 6 * 2);
+}
+

@@ -42,3 +42,10 @@ TEST_CASE("bucketing groups similar lengths, skips empty documents, and is seede
   CHECK(bucket.epoch(1) == bucket.epoch(1));
   CHECK(bucket.epoch(1) != bucket.epoch(2));
 }
+
+TEST_CASE("batches_within keeps a share's documents in their batches' order and drops emptied batches", "[batcher]") {
+  const std::vector<BatchIndices> batches = {{5, 1, 7}, {0, 9}, {3, 2, 8, 4}};
+  CHECK(batches_within(batches, 2, 6) == std::vector<BatchIndices>{{5}, {3, 2, 4}});
+  CHECK(batches_within(batches, 0, 10) == batches);
+  CHECK(batches_within(batches, 6, 6).empty());
+}

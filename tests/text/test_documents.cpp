@@ -80,7 +80,7 @@ TEST_CASE("documents: memory is about the ids' width per token plus 8 bytes per 
     wide.push_back(d);
   }
   const double tokens = 200.0 * 1000;
-  const double per_document = 4 + 4 + 4 + 8 + 8;  // label, target, weight, two starts
+  const double per_document = 4 + 4 + 4 + 8 + 8 + 16;  // label, target, weight, two starts, its shape
   CHECK(narrow.bytes() / tokens == Approx(2 + 8.0 / 20 + per_document / 200).epsilon(0.01));
   CHECK(wide.bytes() / tokens == Approx(4 + 8.0 / 20 + per_document / 200).epsilon(0.01));
 }

@@ -2,6 +2,7 @@
 // keep every value, and ranks that read different inputs are told apart.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <string>
 
 #include "han/core/random.h"
@@ -125,4 +126,21 @@ TEST_CASE("the data hash tells corpora apart by a single word id, label or word"
   Config other = cfg;
   other.trainer.seed += 1;
   CHECK(hash_rank_inputs("han 0.1.0", other, corpus).config != base.config);
+}
+
+TEST_CASE("rank shares cover a list once, in contiguous blocks whose sizes differ by at most one", "[collective]") {
+  for (const std::size_t n : {0, 1, 5, 12, 1001})
+    for (const int ranks : {1, 2, 3, 4, 7}) {
+      INFO(n << " documents, " << ranks << " ranks");
+      std::int64_t next = 0, smallest = static_cast<std::int64_t>(n), largest = 0;
+      for (int r = 0; r < ranks; ++r) {
+        const RankShare s = rank_share(n, r, ranks);
+        CHECK(s.first == next);
+        next = s.last;
+        smallest = std::min(smallest, s.last - s.first);
+        largest = std::max(largest, s.last - s.first);
+      }
+      CHECK(next == static_cast<std::int64_t>(n));
+      CHECK(largest - smallest <= 1);
+    }
 }

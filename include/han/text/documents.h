@@ -2,8 +2,9 @@
 // A list of encoded documents in flat arrays: every word id of the list in one array
 // (16-bit when the vocabulary allows, else 32-bit), the start of each sentence in that
 // array, the first sentence of each document, and one array per answer (label, label set,
-// target, weight). No heap object per document or sentence, so memory follows the tokens:
-// about 2-4 bytes per word plus 8 per sentence and some 24 per document.
+// target, weight), and each document's shape. No heap object per document or sentence, so
+// memory follows the tokens: about 2-4 bytes per word plus 8 per sentence and some 40 per
+// document (its answers, start and shape).
 // The word arrays are either owned or borrowed from a mapped token cache (token_cache.h);
 // the answers are always owned (class weights rescale the weights after loading).
 // docs[i] gives a view of document i, valid while the list lives and is not appended to.
@@ -109,6 +110,14 @@ struct DocumentView {
   std::int64_t tokens() const;
 };
 
+// A document's size, kept apart from its words: what planning batches reads, so that a
+// rank of a distributed run reads the words of its own share alone.
+struct DocumentShape {
+  std::uint32_t sentences = 0;
+  std::uint32_t longest = 0;  // words in its longest sentence
+  std::uint64_t tokens = 0;
+};
+
 // The raw arrays of a list's words, for writing and mapping a token cache.
 struct WordArrays {
   const void* words = nullptr;  // uint16 when narrow, else int32
@@ -172,6 +181,7 @@ class Documents {
   std::size_t size() const { return answers_.labels.size(); }
   bool empty() const { return size() == 0; }
   DocumentView operator[](std::size_t i) const;
+  const DocumentShape& shape(std::size_t i) const { return shapes_[i]; }
   iterator begin() const { return {this, 0}; }
   iterator end() const { return {this, size()}; }
 
@@ -186,6 +196,7 @@ class Documents {
   friend class SentenceList;
   WordIds sentence(std::uint64_t s) const;
   void point_at_owned();
+  DocumentShape measure(std::size_t i) const;
 
   std::vector<std::uint16_t> narrow_words_;
   std::vector<std::int32_t> wide_words_;
@@ -194,6 +205,7 @@ class Documents {
   std::shared_ptr<const void> mapping_;  // non-null when the word arrays are borrowed
   WordArrays words_;
   Answers answers_;
+  std::vector<DocumentShape> shapes_;  // one per document, owned even when the words are mapped
 };
 
 }  // namespace han
