@@ -38,11 +38,13 @@ std::string train_args(const std::string& train, const std::string& dev, const s
 
 #ifdef HAN_MPI
 
-// mpirun as docs/distributed.md shows it, on this machine (2 cores: --oversubscribe).
-std::string mpirun(int ranks, const std::string& han_args) {
-  return std::string(HAN_MPIEXEC) + " --oversubscribe --allow-run-as-root -np " + std::to_string(ranks) + " " +
-         han_cmd(han_args);
+// mpirun as docs/distributed.md shows it, on this machine (2 cores: --oversubscribe);
+// `options` go to mpirun (--mca btl tcp,self: over loopback TCP).
+std::string mpirun(int ranks, const std::string& han_args, const std::string& options = "") {
+  return std::string(HAN_MPIEXEC) + " --oversubscribe --allow-run-as-root " + options + "-np " + std::to_string(ranks) +
+         " " + han_cmd(han_args);
 }
+const std::string kOverTcp = "--mca btl tcp,self ";
 
 // Two programs in one job (mpirun's "A : B"): one rank each.
 std::string mpirun_pair(const std::string& args0, const std::string& args1) {
@@ -131,21 +133,27 @@ double largest_difference(const std::vector<double>& a, const std::vector<double
   return largest;
 }
 
-TEST_CASE("mpirun -np 2 with MPI's allreduce (the default): the same model run after run, within rounding of one process",
-          "[mpi]") {
+// Two jobs of `ranks` ranks x `threads` threads (mpirun `options`) give the same model, and
+// its probabilities are within 1e-4 of one process with as many threads in all.
+void check_job_agrees(int ranks, int threads, const std::string& options = "") {
   TempDir dir;
   const std::string train = head_of_data(dir, "data/train.jsonl", 300, "train.jsonl");
   const std::string dev = head_of_data(dir, "data/dev.jsonl", 80, "dev.jsonl");
-  // 2 threads per rank: the ranks' sums are added by MPI, not in one process's order.
   const std::string alone = dir.file("alone"), job = dir.file("job"), again = dir.file("again");
-  REQUIRE(run(han_cmd(train_args(train, dev, alone, 4, " --quiet"))).exit_code == 0);
+  REQUIRE(run(han_cmd(train_args(train, dev, alone, ranks * threads, " --quiet"))).exit_code == 0);
   for (const std::string& out : {job, again}) {
-    const RunResult m = run(mpirun(2, train_args(train, dev, out, 2, " --quiet")));
+    const RunResult m = run(mpirun(ranks, train_args(train, dev, out, threads, " --quiet"), options));
     INFO(m.err);
     REQUIRE(m.exit_code == 0);
   }
   CHECK(same_model(job + "/model.han", again + "/model.han"));
   CHECK(largest_difference(probabilities(alone, dev), probabilities(job, dev)) <= 1e-4);
+}
+
+TEST_CASE("mpirun -np 2 with MPI's allreduce (the default): the same model run after run, within rounding of one process",
+          "[mpi]") {
+  // 2 threads per rank: the ranks' sums are added by MPI, not in one process's order.
+  check_job_agrees(2, 2);
 }
 
 TEST_CASE("mpirun: a rank that cannot read its data ends the job with one line naming it, nothing written",
@@ -291,8 +299,7 @@ TEST_CASE("mpirun: SIGTERM leaves one checkpoint by rank 0 and --resume under mp
   // The checkpoint also continues in one process, or in 4 ranks (over loopback TCP): the
   // same batches, each cut another way, so the models agree within training's rounding.
   const RunResult alone = run(han_cmd("train --resume " + one + " --quiet"));
-  const RunResult ranks4 = run(std::string(HAN_MPIEXEC) + " --oversubscribe --allow-run-as-root --mca btl tcp,self -np 4 " +
-                               han_cmd("train --resume " + four + " --quiet"));
+  const RunResult ranks4 = run(mpirun(4, "train --resume " + four + " --quiet", kOverTcp));
   INFO(alone.err << ranks4.err);
   REQUIRE(alone.exit_code == 0);
   REQUIRE(ranks4.exit_code == 0);
@@ -304,19 +311,7 @@ TEST_CASE("mpirun: SIGTERM leaves one checkpoint by rank 0 and --resume under mp
 
 TEST_CASE("mpirun -np 4 over loopback TCP: each rank trains on its share and the job agrees with one process",
           "[mpi]") {
-  TempDir dir;
-  const std::string train = head_of_data(dir, "data/train.jsonl", 300, "train.jsonl");
-  const std::string dev = head_of_data(dir, "data/dev.jsonl", 80, "dev.jsonl");
-  const std::string alone = dir.file("alone"), job = dir.file("job"), again = dir.file("again");
-  REQUIRE(run(han_cmd(train_args(train, dev, alone, 4, " --quiet"))).exit_code == 0);
-  for (const std::string& out : {job, again}) {
-    const RunResult m = run(std::string(HAN_MPIEXEC) + " --oversubscribe --allow-run-as-root --mca btl tcp,self -np 4 " +
-                            han_cmd(train_args(train, dev, out, 1, " --quiet")));
-    INFO(m.err);
-    REQUIRE(m.exit_code == 0);
-  }
-  CHECK(same_model(job + "/model.han", again + "/model.han"));
-  CHECK(largest_difference(probabilities(alone, dev), probabilities(job, dev)) <= 1e-4);
+  check_job_agrees(4, 1, kOverTcp);
 }
 
 #else

@@ -204,6 +204,42 @@ class ThreadRanks {
   std::map<std::pair<int, int>, std::vector<std::vector<float>>> mail_;
 };
 
+// The batch of `f` computed by `ranks` in-process ranks of `threads` workers each, rank r
+// on shards_of(r); a rank's failure is rethrown once every rank has ended.
+struct RankResults {
+  std::vector<GradientWorkers> workers;
+  std::vector<double> losses;
+};
+template <class ShardsOf>
+RankResults compute_on_ranks(Fixture& f, int ranks, int threads, AllreduceMode mode, bool train_embeddings,
+                             ShardsOf&& shards_of) {
+  ThreadRanks job(ranks);
+  std::vector<ThreadRanks::Rank> members;
+  RankResults out;
+  members.reserve(ranks);
+  out.workers.reserve(ranks);
+  for (int r = 0; r < ranks; ++r) {
+    members.emplace_back(job, r);
+    out.workers.emplace_back(f.params, threads, mode);
+  }
+  out.losses.resize(ranks);
+  std::vector<std::exception_ptr> failures(ranks);
+  std::vector<std::thread> running;
+  for (int r = 0; r < ranks; ++r)
+    running.emplace_back([&, r] {
+      try {
+        out.losses[r] = out.workers[r].compute(f.params, f.cfg, shards_of(r), every_dropout(), f.size(),
+                                               train_embeddings, members[r]);
+      } catch (...) {
+        failures[r] = std::current_exception();
+      }
+    });
+  for (std::thread& t : running) t.join();
+  for (const std::exception_ptr& e : failures)
+    if (e) std::rethrow_exception(e);
+  return out;
+}
+
 }  // namespace
 
 TEST_CASE("1, 2 and 4 gradient workers sum to the whole batch's gradient and loss", "[gradient_workers]") {
@@ -252,31 +288,11 @@ TEST_CASE("ranks summing along their chain give every rank the bits of one proce
     for (const auto& [ranks, threads] : {std::pair{2, 2}, std::pair{4, 1}}) {
       INFO(ranks << " ranks of " << threads << " threads, embeddings " << (train_embeddings ? "trained" : "frozen")
                  << ", allreduce " << to_string(mode));
-      ThreadRanks job(ranks);
-      std::vector<ThreadRanks::Rank> members;
-      std::vector<GradientWorkers> workers;
-      members.reserve(ranks);
-      workers.reserve(ranks);
-      for (int r = 0; r < ranks; ++r) {
-        members.emplace_back(job, r);
-        workers.emplace_back(f.params, threads, mode);
-      }
-      std::vector<double> losses(ranks);
-      std::vector<std::exception_ptr> failures(ranks);
-      std::vector<std::thread> running;
-      for (int r = 0; r < ranks; ++r)
-        running.emplace_back([&, r] {
-          try {
-            const std::vector<Batch> mine(shards.begin() + r * threads, shards.begin() + (r + 1) * threads);
-            losses[r] = workers[r].compute(f.params, f.cfg, mine, every_dropout(), f.size(), train_embeddings,
-                                           members[r]);
-          } catch (...) {
-            failures[r] = std::current_exception();
-          }
-        });
-      for (std::thread& t : running) t.join();
-      for (const std::exception_ptr& e : failures)
-        if (e) std::rethrow_exception(e);
+      RankResults job = compute_on_ranks(f, ranks, threads, mode, train_embeddings, [&](int r) {
+        return std::vector<Batch>(shards.begin() + r * threads, shards.begin() + (r + 1) * threads);
+      });
+      std::vector<GradientWorkers>& workers = job.workers;
+      const std::vector<double>& losses = job.losses;
       for (int r = 0; r < ranks; ++r) {
         INFO("rank " << r);
         // Every rank holds the same total; the chain's is one process's, bit for bit.
@@ -301,24 +317,12 @@ TEST_CASE("ranks that each hold a share of the documents sum to one process's gr
         one_process.compute(f.params, f.cfg, make_shards(f.docs, f.batch, 1), every_dropout(), f.size(), train_embeddings, alone);
     for (const auto& [ranks, threads] : {std::pair{2, 2}, std::pair{3, 1}}) {
       INFO(ranks << " ranks of " << threads << " threads, embeddings " << (train_embeddings ? "trained" : "frozen"));
-      ThreadRanks job(ranks);
-      std::vector<ThreadRanks::Rank> members;
-      std::vector<GradientWorkers> workers;
-      members.reserve(ranks);
-      workers.reserve(ranks);
-      for (int r = 0; r < ranks; ++r) {
-        members.emplace_back(job, r);
-        workers.emplace_back(f.params, threads);
-      }
-      std::vector<double> losses(ranks);
-      std::vector<std::thread> running;
-      for (int r = 0; r < ranks; ++r)
-        running.emplace_back([&, r] {
-          const Index first = 12 * r / ranks, last = 12 * (r + 1) / ranks;
-          const std::vector<Batch> mine = make_share_shards(f.docs, f.batch, first, last, threads);
-          losses[r] = workers[r].compute(f.params, f.cfg, mine, every_dropout(), f.size(), train_embeddings, members[r]);
-        });
-      for (std::thread& t : running) t.join();
+      RankResults job = compute_on_ranks(f, ranks, threads, AllreduceMode::mpi, train_embeddings, [&](int r) {
+        const RankShare share = rank_share(f.docs.size(), r, ranks);
+        return make_share_shards(f.docs, f.batch, share.first, share.last, threads);
+      });
+      std::vector<GradientWorkers>& workers = job.workers;
+      const std::vector<double>& losses = job.losses;
       for (int r = 0; r < ranks; ++r) {
         INFO("rank " << r);
         CHECK(same_bits(workers[r].grads(), workers[0].grads()));
