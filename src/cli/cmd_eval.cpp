@@ -164,8 +164,7 @@ void run_eval(EvalArgs& a) {
   const TaskScores m = score_answers(scored_head, answers, docs);
   const double seconds = seconds_since(start);
   spdlog::debug("{} documents scored in {:.2f} s", docs.size(), seconds);
-  std::int64_t tokens = 0;
-  for (const DocumentView d : docs) tokens += d.tokens();
+  const std::int64_t tokens = docs.total_tokens();
   nlohmann::json j = m.to_json(labels);
   std::string text = m.to_text(labels);
   if (!extra.names.empty()) {
