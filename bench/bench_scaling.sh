@@ -3,8 +3,9 @@
 #  - MPI_Allreduce times by message size for 2 and 4 ranks, over shared memory and over
 #    loopback TCP (--mca btl tcp,self); 4 ranks on a 2-core machine are oversubscribed;
 #  - one epoch of configs/paper.json on the bundled reviews as 1 process x 2 threads, and as
-#    2 ranks (shared memory, TCP) and 4 ranks (TCP) of 1 thread: compute per step and the
-#    gradient sum per step that the model must predict;
+#    2 ranks (shared memory, TCP) and 4 ranks (TCP) of 1 thread summing after the backward
+#    pass: compute per step and the gradient sum per step that the model must predict; and
+#    as 2 ranks with the sum overlapped: the share of each backward stage in a step;
 #  - the embedding columns a global batch of 64 N documents touches (IMDB's training split
 #    when ../shared holds it, else the bundled reviews).
 # Then bench/scaling_model.py fits alpha and beta, checks the model against the runs and
@@ -24,6 +25,11 @@ for n in 2 4; do
 done
 common=(train --config configs/paper.json --set trainer.epochs=1 --set data.test= --set trainer.threads=1 --overwrite)
 "$build/han" "${common[@]}" --set trainer.threads=2 --output "$out/run-1x2" 2>"$out/train-1x2.txt" >/dev/null
+# The sum overlapped with the backward pass (the default): the time of each backward stage.
+"${mpi[@]}" -np 2 "$build/han" "${common[@]}" --log-level debug --output "$out/run-2x1-overlap" \
+  2>"$out/train-2x1-overlap.txt" >/dev/null
+# The runs the model is checked against sum after the backward pass: the sum's whole cost.
+common+=(--set trainer.overlap=false)
 "${mpi[@]}" -np 2 "$build/han" "${common[@]}" --output "$out/run-2x1-shm" 2>"$out/train-2x1-shm.txt" >/dev/null
 "${mpi[@]}" --mca btl tcp,self -np 2 "$build/han" "${common[@]}" --output "$out/run-2x1-tcp" \
   2>"$out/train-2x1-tcp.txt" >/dev/null
@@ -42,7 +48,11 @@ counts = Counter(w for d in docs for w in d)
 vocab = {w for w, c in counts.items() if c >= 6}
 info = json.load(open(sys.argv[2]))
 E = info["config"]["model"]["embedding_dim"]
+H = info["config"]["model"]["word_hidden"]
 dense = 4 * (info["parameters"] - E * info["vocabulary_size"])
+# The word GRU's input weights (W, b_ih: the part summed after the pass) and recurrent
+# weights (U, b_hh: summed with the embedding columns), both directions.
+input_weights, recurrent = 4 * 2 * 3 * H * (E + 1), 4 * 2 * 3 * H * (H + 1)
 rng = random.Random(1)
 per_batch = {}
 for n in (1, 2, 4, 8, 16, 32, 64, 128, 256):
@@ -50,7 +60,8 @@ for n in (1, 2, 4, 8, 16, 32, 64, 128, 256):
         break
     sizes = sorted(len(set().union(*rng.sample(docs, 64 * n)) & vocab) for _ in range(5))
     per_batch[str(n)] = sizes[2]
-print(json.dumps({"dense_bytes": dense, "bytes_per_word": 4 * E, "vocabulary": len(vocab),
+print(json.dumps({"dense_bytes": dense, "input_weight_bytes": input_weights, "recurrent_bytes": recurrent,
+                  "bytes_per_word": 4 * E, "vocabulary": len(vocab),
                   "words_per_batch": per_batch, "texts": sys.argv[1]}))
 PY
 python3 bench/scaling_model.py "$out"

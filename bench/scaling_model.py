@@ -4,11 +4,15 @@
 Reads the measurements bench/bench_scaling.sh makes (OUT/allreduce-*.jsonl,
 OUT/train-*.txt, OUT/distinct.json) and prints, as Markdown:
   1. alpha and beta per transport, fitted to MPI_Allreduce times of 2 ranks
-     (ring allreduce: t = 2(N-1) alpha + 2(N-1)/N S/beta, so for N = 2: t = 2 alpha + S/beta);
+     (ring allreduce: t = 2(N-1) alpha + 2(N-1)/N S/beta, so for N = 2: t = 2 alpha + S/beta;
+     for small messages recursive doubling, log2(N) (alpha + S/beta), is faster, and the
+     model takes the faster of the two);
   2. the model against what it did not see: 4 ranks' allreduce times, and the gradient
      sum per step of 2- and 4-rank training runs (the log's "ms summing");
   3. the extrapolation: time per epoch and efficiency for 8-256 machines on 10/25/100 Gb/s,
-     for 1M and 100M IMDB-sized documents, each machine computing 64 documents per step;
+     for 1M and 100M IMDB-sized documents, each machine computing 64 documents per step,
+     with the sum overlapped with the backward pass (trainer.overlap, the default) and,
+     for comparison, after it;
 and writes OUT/scaling.svg (efficiency against machines, one line per link speed).
 """
 import json
@@ -35,9 +39,36 @@ def fit(points):
 
 
 def allreduce_time(n, size, alpha, beta):
+    """The faster of a ring and recursive doubling (Open MPI picks by message size and ranks)."""
     if n == 1:
         return 0.0
-    return 2 * (n - 1) * alpha + 2 * (n - 1) / n * size / beta
+    ring = 2 * (n - 1) * alpha + 2 * (n - 1) / n * size / beta
+    doubling = math.ceil(math.log2(n)) * (alpha + size / beta)
+    return min(ring, doubling)
+
+
+def parse_stages(path):
+    """Each backward stage's share of a step's compute, from a debug log of an overlapped run."""
+    ms = None
+    for line in open(path).read().splitlines():
+        if "backward stages per step:" in line:
+            ms = [float(part.split(" ms")[0].split()[-1]) for part in line.split("per step: ")[1].split(",")]
+    total = sum(ms)
+    return [m / total for m in ms]
+
+
+def overlapped_exposure(t_c, shares, parts):
+    """The sum's time the step still waits for when each part is summed as its stage ends.
+
+    The parts go over the link one after another: the upper layers' when the first stage
+    ends, the recurrent weights' and embedding columns' when the second does, the input
+    weights' when the pass ends (at t_c); returns when the last arrives, minus t_c."""
+    upper, recurrent, last = parts
+    first_end, second_end = shares[0] * t_c, (shares[0] + shares[1]) * t_c
+    done = first_end + upper
+    done = max(done, second_end) + recurrent
+    done = max(done, t_c) + last
+    return done - t_c
 
 
 def parse_train(path):
@@ -95,10 +126,22 @@ def main(out):
             words = vocab
         return dense + per_word * min(words, vocab)
 
+    shares = parse_stages(f"{out}/train-2x1-overlap.txt")
+    last_part, recurrent = distinct["input_weight_bytes"], distinct["recurrent_bytes"]
+
+    def step_time(n, s, beta, overlap):
+        if not overlap:
+            return t_c + k * allreduce_time(n, s, ALPHA_NET, beta)
+        upper = dense - last_part - recurrent
+        parts = [k * allreduce_time(n, b, ALPHA_NET, beta) for b in (upper, s - dense + recurrent, last_part)]
+        return t_c + overlapped_exposure(t_c, shares, parts)
+
     lines += ["", f"t_c = {t_c * 1e3:.0f} ms per step of 64 documents on one machine (1 process × 2 threads); "
               f"alpha = {ALPHA_NET * 1e6:.0f} µs (assumed); beta = {LINK_USE:.0%} of the line rate; "
-              f"the allreduce time × k = {k:.2f} (the 2-rank TCP run's measured / model).", "",
-              "| machines | gradient MB | " + " | ".join(f"{g} Gb/s: 1M docs min, 100M docs h, efficiency" for g in (10, 25, 100)) + " |",
+              f"the allreduce time × k = {k:.2f} (the 2-rank TCP run's measured / model); the backward stages "
+              f"take {shares[0]:.0%}, {shares[1]:.0%} and {shares[2]:.0%} of a step's compute (forward and upper "
+              "layers, word recurrence, word input weights; the 2-rank overlapped run).", "",
+              "| machines | gradient MB | " + " | ".join(f"{g} Gb/s: 1M docs min, 100M docs h, efficiency (without overlap)" for g in (10, 25, 100)) + " |",
               "|---:|---:|" + "---:|" * 3]
     curves = {g: [] for g in (10, 25, 100)}
     for n in (1, 2, 4, 8, 16, 32, 64, 128, 256):
@@ -106,11 +149,11 @@ def main(out):
         cells = []
         for g in (10, 25, 100):
             beta = g * 1e9 / 8 * LINK_USE
-            step = t_c + k * allreduce_time(n, s, ALPHA_NET, beta)
-            eff = t_c / step
+            step = step_time(n, s, beta, True)
+            eff, eff_after = t_c / step, t_c / step_time(n, s, beta, False)
             curves[g].append((n, eff))
             minutes, hours = 1e6 / (64 * n) * step / 60, 1e8 / (64 * n) * step / 3600
-            cells.append(f"{minutes:.1f}, {hours:.1f}, {eff:.0%}")
+            cells.append(f"{minutes:.1f}, {hours:.1f}, {eff:.0%} ({eff_after:.0%})")
         lines.append(f"| {n} | {s / 1e6:.1f} | " + " | ".join(cells) + " |")
     print("\n".join(lines))
     write_svg(f"{out}/scaling.svg", curves)

@@ -251,6 +251,12 @@ void visit_fields(TrainerConfig& c, V& v) {
                  "summed along a fixed-order chain, the bits of one process with as many threads",
                  kLater},
                 c.allreduce, AllreduceMode::mpi);
+  v.boolean({"overlap",
+             "under mpirun with allreduce mpi: sum each part of the gradient over the ranks while the backward pass "
+             "computes the next (as PyTorch DDP does); false: sum it all after the pass (to measure what the overlap "
+             "hides)",
+             kLater},
+            c.overlap, true);
   v.integer({"rank_timeout",
              "under mpirun: seconds a rank waits for the others before the job ends with an error naming the ranks "
              "that did not arrive (hung, stopped, or far slower); 0 = wait for ever",

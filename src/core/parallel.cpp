@@ -27,6 +27,10 @@ using IndexedTask = std::function<void(int)>;
 // and catching it awake saves two sleeps and wake-ups in the kernel per call.
 constexpr std::chrono::microseconds kSpinTime{50};
 
+// How often a caller that leaves its tasks to the workers (run_parallel_polling) calls its
+// poll function while it waits (and the poll function asks to be called again).
+constexpr std::chrono::microseconds kPollInterval{100};
+
 // Polls `done` (yielding the core meanwhile) for up to kSpinTime; its last answer.
 template <class Done>
 bool spin_until(Done done) {
@@ -65,17 +69,21 @@ class Pool {
     for (auto& w : workers_) w->thread.join();
   }
 
-  // False (nothing run) when another thread's call holds the pool.
-  bool try_run(int n, const IndexedTask& fn, std::vector<std::exception_ptr>& errors) {
+  // False (nothing run) when another thread's call holds the pool. With `poll`, the
+  // workers take every task and the caller calls poll() until they are done.
+  bool try_run(int n, const IndexedTask& fn, std::vector<std::exception_ptr>& errors,
+               const std::function<bool()>* poll = nullptr) {
     std::unique_lock<std::mutex> call(call_mutex_, std::try_to_lock);
     if (!call.owns_lock()) return false;
+    const int first = poll ? 0 : 1;  // the first task a worker takes
     int helpers;
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      start_workers(n - 1);
-      helpers = std::min(n - 1, static_cast<int>(workers_.size()));
+      start_workers(n - first);
+      helpers = std::min(n - first, static_cast<int>(workers_.size()));
       task_ = &fn;
       errors_ = errors.data();
+      first_task_ = first;
       helpers_ = helpers;
       pending_ = helpers;
       ++job_;
@@ -84,10 +92,19 @@ class Pool {
     // this call's thread changes workers_, so reading it here is safe.
     for (int i = 0; i < helpers; ++i) workers_[i]->wake.notify_one();
     t_in_task = true;
-    run_task(fn, 0, errors[0]);
-    for (int k = helpers + 1; k < n; ++k) run_task(fn, k, errors[k]);  // tasks no thread could be started for
+    if (!poll) run_task(fn, 0, errors[0]);
+    for (int k = helpers + first; k < n; ++k) run_task(fn, k, errors[k]);  // tasks no thread could be started for
     t_in_task = false;
-    if (!spin_until([&] { return pending_.load() == 0; })) {
+    bool polling = poll != nullptr;
+    while (polling && pending_.load() != 0) {
+      polling = (*poll)();
+      std::unique_lock<std::mutex> lock(mutex_);
+      done_.wait_for(lock, kPollInterval, [&] { return pending_.load() == 0; });
+    }
+    if (poll) {
+      std::unique_lock<std::mutex> lock(mutex_);
+      done_.wait(lock, [&] { return pending_.load() == 0; });
+    } else if (!spin_until([&] { return pending_.load() == 0; })) {
       std::unique_lock<std::mutex> lock(mutex_);
       done_.wait(lock, [&] { return pending_.load() == 0; });
     }
@@ -127,9 +144,10 @@ class Pool {
       if (stopping_) return;
       seen = job_;
       const IndexedTask& fn = *task_;
-      std::exception_ptr& error = errors_[index + 1];
+      const int task = index + first_task_;
+      std::exception_ptr& error = errors_[task];
       lock.unlock();
-      run_task(fn, index + 1, error);
+      run_task(fn, task, error);
       lock.lock();
       if (--pending_ == 0) done_.notify_one();
     }
@@ -142,6 +160,7 @@ class Pool {
   std::atomic<std::uint64_t> job_{0};  // counts calls: a worker runs each call's task once
   const IndexedTask* task_ = nullptr;
   std::exception_ptr* errors_ = nullptr;
+  int first_task_ = 1;  // worker i runs task i + first_task_ of the current call
   int helpers_ = 0;  // workers taking part in the current call
   std::atomic<int> pending_{0};  // of those, how many are still running their task
   std::atomic<bool> stopping_{false};
@@ -163,6 +182,18 @@ void run_parallel(int n, const std::function<void(int)>& fn) {
   // Nested in a task, or the pool busy with another thread's call: the tasks run in turn
   // here, which gives the same results (no task may depend on which thread runs it).
   if (t_in_task || !pool().try_run(n, fn, errors)) run_in_turn(n, fn, errors);
+  for (const std::exception_ptr& e : errors) {
+    if (e) std::rethrow_exception(e);
+  }
+}
+
+void run_parallel_polling(int n, const std::function<void(int)>& fn, const std::function<bool()>& poll) {
+  std::vector<std::exception_ptr> errors(static_cast<std::size_t>(std::max(n, 0)));
+  if (n <= 0) return;
+  if (t_in_task || !pool().try_run(n, fn, errors, &poll)) {
+    run_in_turn(n, fn, errors);
+    poll();
+  }
   for (const std::exception_ptr& e : errors) {
     if (e) std::rethrow_exception(e);
   }

@@ -91,24 +91,47 @@ Matrix han_forward(const HanParams& p, const ModelConfig& cfg, const Batch& batc
   return logits;
 }
 
+void han_backward_stage(const HanParams& p, HanCache& c, BackwardStage stage, const Matrix& d_logits, HanParams& g,
+                        bool train_embeddings) {
+  switch (stage) {
+    case BackwardStage::upper: {
+      if (!c.bag.start.empty()) bag_backward(c.bag, d_logits, g.bag.W);
+      Matrix d_docs = linear_backward(p.output, c.output, d_logits, g.output);
+      if (c.dropout.document.size() != 0) d_docs.array() *= c.dropout.document.array();
+      const Matrix d_sentence_states =
+          attention_backward(p.sentence_attention, c.sentence_attention, d_docs, g.sentence_attention);
+      Matrix d_sentence_inputs =
+          bigru_backward(p.sentence_gru, c.sentence_gru, c.sentence_inputs, d_sentence_states, g.sentence_gru);
+      if (c.dropout.sentence.size() != 0) d_sentence_inputs.array() *= c.dropout.sentence.array();
+      Matrix d_sentence_vectors = Matrix::Zero(d_sentence_inputs.rows(), c.padded_sentences);
+      for (std::size_t k = 0; k < c.sentence_columns.size(); ++k)
+        d_sentence_vectors.col(c.sentence_columns[k]) = d_sentence_inputs.col(static_cast<Index>(k));
+      c.d_word_states =
+          attention_backward(p.word_attention, c.word_attention, d_sentence_vectors, g.word_attention);
+      return;
+    }
+    case BackwardStage::word_recurrence: {
+      Matrix d_x = bigru_backward_inputs(p.word_gru, c.word_gru, c.d_word_states, g.word_gru);
+      if (c.dropout.embedding.size() != 0) d_x.array() *= c.dropout.embedding.array();
+      if (train_embeddings) embedding_backward(c.token_ids, d_x, g.embedding);
+      return;
+    }
+    case BackwardStage::word_input_weights:
+      bigru_backward_weights(c.word_gru, c.x, g.word_gru);
+      return;
+  }
+}
+
 void han_backward(const HanParams& p, HanCache& c, const Matrix& d_logits, HanParams& g,
                   bool train_embeddings) {
-  if (!c.bag.start.empty()) bag_backward(c.bag, d_logits, g.bag.W);
-  Matrix d_docs = linear_backward(p.output, c.output, d_logits, g.output);
-  if (c.dropout.document.size() != 0) d_docs.array() *= c.dropout.document.array();
-  const Matrix d_sentence_states =
-      attention_backward(p.sentence_attention, c.sentence_attention, d_docs, g.sentence_attention);
-  Matrix d_sentence_inputs =
-      bigru_backward(p.sentence_gru, c.sentence_gru, c.sentence_inputs, d_sentence_states, g.sentence_gru);
-  if (c.dropout.sentence.size() != 0) d_sentence_inputs.array() *= c.dropout.sentence.array();
-  Matrix d_sentence_vectors = Matrix::Zero(d_sentence_inputs.rows(), c.padded_sentences);
-  for (std::size_t k = 0; k < c.sentence_columns.size(); ++k)
-    d_sentence_vectors.col(c.sentence_columns[k]) = d_sentence_inputs.col(static_cast<Index>(k));
-  const Matrix d_word_states =
-      attention_backward(p.word_attention, c.word_attention, d_sentence_vectors, g.word_attention);
-  Matrix d_x = bigru_backward(p.word_gru, c.word_gru, c.x, d_word_states, g.word_gru);
-  if (c.dropout.embedding.size() != 0) d_x.array() *= c.dropout.embedding.array();
-  if (train_embeddings) embedding_backward(c.token_ids, d_x, g.embedding);
+  for (BackwardStage stage : kBackwardStages) han_backward_stage(p, c, stage, d_logits, g, train_embeddings);
+}
+
+BackwardStage backward_stage_of(const std::string& tensor) {
+  if (tensor.rfind("word_gru.", 0) != 0) return tensor == "embedding.table" ? BackwardStage::word_recurrence
+                                                                             : BackwardStage::upper;
+  const std::string last = tensor.substr(tensor.rfind('.') + 1);
+  return last == "W" || last == "b_ih" ? BackwardStage::word_input_weights : BackwardStage::word_recurrence;
 }
 
 }  // namespace han

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 #include <string>
 
 #include "han/core/parallel.h"
@@ -18,31 +19,43 @@ std::vector<std::int32_t> unique_ids(std::vector<std::int32_t> ids) {
   return ids;
 }
 
-// Calls f(tensor, other) for every tensor pair except the embedding table, which is
-// handled column by column (only the columns of words in the batch are non-zero).
+// Calls f(tensor, other) for every tensor pair (of the stage's part) except the embedding
+// table, which is handled column by column (only the columns of words in the batch are non-zero).
 template <class F>
-void for_dense_pairs(HanParams& a, HanParams& b, F&& f) {
+void for_dense_pairs(HanParams& a, HanParams& b, F&& f, std::optional<BackwardStage> stage = std::nullopt) {
   std::vector<Matrix*> bs;
   HanParams::fields(b, [&](const std::string&, Matrix& m) { bs.push_back(&m); });
   std::size_t i = 0;
   HanParams::fields(a, [&](const std::string& name, Matrix& m) {
     Matrix* other = bs[i++];
-    if (name != "embedding.table") f(m, *other);
+    if (name != kEmbeddingTable && in_gradient_part(name, stage)) f(m, *other);
   });
+}
+
+double seconds_between(std::chrono::steady_clock::time_point a, std::chrono::steady_clock::time_point b) {
+  return std::chrono::duration<double>(b - a).count();
 }
 
 }  // namespace
 
-GradientWorkers::GradientWorkers(const HanParams& params, int threads, AllreduceMode allreduce)
+GradientWorkers::GradientWorkers(const HanParams& params, int threads, AllreduceMode allreduce, bool overlap)
     : workers_(threads), allreduce_(allreduce) {
   for (Worker& w : workers_) w.grads = zeros_like(params);
+  exchange_.overlapped = overlap && allreduce == AllreduceMode::mpi;
 }
 
 double GradientWorkers::compute(const HanParams& params, const ModelConfig& cfg, const std::vector<Batch>& shards,
                                 const DropoutPlan& dropout, Index batch_docs, bool train_embeddings, Collective& job,
                                 const OutputHead& head, const LossConfig& loss_config) {
   HAN_ASSERT(shards.size() <= workers_.size());
+  if (job.ranks() > 1 && exchange_.overlapped) {
+    compute_overlapped(params, cfg, shards, dropout, batch_docs, train_embeddings, job, head, loss_config);
+    step_columns_ = job_ids_;
+    return total_loss(job) / static_cast<double>(batch_docs);
+  }
+  const auto start = std::chrono::steady_clock::now();
   run_shards(params, cfg, shards, dropout, batch_docs, train_embeddings, head, loss_config);
+  exchange_.compute_seconds += seconds_between(start, std::chrono::steady_clock::now());
   if (job.ranks() == 1) {
     reduce();
     std::vector<std::int32_t> ids;
@@ -64,35 +77,111 @@ void GradientWorkers::run_shards(const HanParams& params, const ModelConfig& cfg
   run_parallel(static_cast<int>(mine), [&](int k) {
     const TrainingGemm fast_gemm;  // this step's products on libxsmm (nn/kernels.h)
     Worker& w = workers_[k];
-    const Batch& shard = shards[k];
-    DropoutPlan shard_dropout = dropout;
-    shard_dropout.places = shard.places;
-    const Matrix logits = han_forward(params, cfg, shard, &shard_dropout, w.cache);
-    Matrix d_logits;
-    w.loss = head_loss(head, loss_config, logits, shard, 1.0 / static_cast<double>(batch_docs), d_logits);
-    han_backward(params, w.cache, d_logits, w.grads, train_embeddings);
+    forward(params, cfg, shards[k], dropout, batch_docs, head, loss_config, w);
+    han_backward(params, w.cache, w.d_logits, w.grads, train_embeddings);
   });
-  // Workers beyond the shard count hold stale caches: clear them before the reduction.
-  for (std::size_t k = mine; k < workers_.size(); ++k) {
+  clear_idle_workers(mine);
+}
+
+// The worker's shard forward, its loss and d logits.
+void GradientWorkers::forward(const HanParams& params, const ModelConfig& cfg, const Batch& shard,
+                              const DropoutPlan& dropout, Index batch_docs, const OutputHead& head,
+                              const LossConfig& loss_config, Worker& w) {
+  DropoutPlan shard_dropout = dropout;
+  shard_dropout.places = shard.places;
+  const Matrix logits = han_forward(params, cfg, shard, &shard_dropout, w.cache);
+  w.loss = head_loss(head, loss_config, logits, shard, 1.0 / static_cast<double>(batch_docs), w.d_logits);
+}
+
+// Workers beyond the shard count hold stale caches: cleared before the reduction.
+void GradientWorkers::clear_idle_workers(std::size_t busy) {
+  for (std::size_t k = busy; k < workers_.size(); ++k) {
     workers_[k].cache.token_ids.clear();
     workers_[k].loss = 0;
   }
 }
 
+// trainer.overlap (see the header): the backward pass stage by stage, each stage's part of
+// the gradient summed over the ranks while the next stage runs. The workers compute on the
+// pool's threads while this (the main) thread keeps MPI moving.
+void GradientWorkers::compute_overlapped(const HanParams& params, const ModelConfig& cfg,
+                                         const std::vector<Batch>& shards, const DropoutPlan& dropout,
+                                         Index batch_docs, bool train_embeddings, Collective& job,
+                                         const OutputHead& head, const LossConfig& loss_config) {
+  using Clock = std::chrono::steady_clock;
+  const std::size_t mine = shards.size();
+  HanParams& root = workers_[0].grads;
+  double talking = 0;  // this thread's time outside the workers' stages, but for waiting
+  for (BackwardStage stage : kBackwardStages) {
+    const auto began = Clock::now();
+    run_parallel_polling(
+        static_cast<int>(mine),
+        [&](int k) {
+          const TrainingGemm fast_gemm;
+          Worker& w = workers_[k];
+          if (stage == BackwardStage::upper)
+            forward(params, cfg, shards[k], dropout, batch_docs, head, loss_config, w);
+          han_backward_stage(params, w.cache, stage, w.d_logits, w.grads, train_embeddings);
+        },
+        [&job] { return job.progress(); });
+    auto start = Clock::now();
+    exchange_.stage_seconds[static_cast<std::size_t>(stage)] += seconds_between(began, start);
+    exchange_.compute_seconds += seconds_between(began, start);
+    if (stage == BackwardStage::upper) clear_idle_workers(mine);
+    reduce(stage);
+    std::vector<Scalar>& part = parts_[static_cast<std::size_t>(stage)];
+    pack_gradient(root, job_ids_, part, stage);
+    job.start_sum(part.data(), part.size());
+    if (stage == BackwardStage::upper) {
+      const auto gather = Clock::now();
+      talking += seconds_between(start, gather);
+      gather_job_ids(job, train_embeddings);  // (waits for the slowest rank's forward)
+      exchange_.wait_seconds += seconds_between(gather, Clock::now());
+      start = Clock::now();
+    }
+    talking += seconds_between(start, Clock::now());
+  }
+  const auto start = Clock::now();
+  job.finish_sums();
+  std::size_t bytes = 0;
+  for (BackwardStage stage : kBackwardStages) {
+    const std::vector<Scalar>& part = parts_[static_cast<std::size_t>(stage)];
+    unpack_gradient(part, job_ids_, Unpack::assign, root, stage);
+    bytes += part.size() * sizeof(Scalar);
+  }
+  exchange_.steps += 1;
+  exchange_.bytes += static_cast<double>(bytes);
+  exchange_.seconds += talking + seconds_between(start, Clock::now());
+}
+
+// The batch's words on every rank, sorted (none when the table is not trained).
+void GradientWorkers::gather_job_ids(Collective& job, bool train_embeddings) {
+  std::vector<std::int32_t> mine;
+  for (const Worker& w : workers_) mine.insert(mine.end(), w.cache.token_ids.begin(), w.cache.token_ids.end());
+  job_ids_ = train_embeddings ? unique_ids(job.all_gather(unique_ids(std::move(mine)))) : std::vector<std::int32_t>{};
+  if (!train_embeddings) job.any(false);  // (the same calls either way: they wait for the slowest rank)
+}
+
 // The workers' losses added in global worker order (rank by rank), as one process adds them.
-double GradientWorkers::total_loss(Collective& job) const {
+// With several ranks, its wait counts as the sum's: a rank's sum can be in place while the
+// others' are still arriving (over TCP, its own sends still leaving).
+double GradientWorkers::total_loss(Collective& job) {
+  const auto start = std::chrono::steady_clock::now();
   std::vector<double> mine;
   for (const Worker& w : workers_) mine.push_back(w.loss);
   double loss = 0;
   for (double l : job.all_gather(mine)) loss += l;
+  if (job.ranks() > 1) exchange_.seconds += seconds_between(start, std::chrono::steady_clock::now());
   return loss;
 }
 
-// Sums the workers' gradients into workers_[0], in worker order (deterministic).
-void GradientWorkers::reduce() {
+// Sums the workers' gradients (of the stage's part) into workers_[0], in worker order
+// (deterministic).
+void GradientWorkers::reduce(std::optional<BackwardStage> stage) {
   Worker& root = workers_[0];
   for (std::size_t k = 1; k < workers_.size(); ++k) {
-    for_dense_pairs(root.grads, workers_[k].grads, [](Matrix& into, Matrix& from) { into += from; });
+    for_dense_pairs(root.grads, workers_[k].grads, [](Matrix& into, Matrix& from) { into += from; }, stage);
+    if (!in_gradient_part(kEmbeddingTable, stage)) continue;
     for (std::int32_t id : unique_ids(workers_[k].cache.token_ids))
       root.grads.embedding.table.col(id) += workers_[k].grads.embedding.table.col(id);
   }
@@ -102,11 +191,8 @@ void GradientWorkers::reduce() {
 void GradientWorkers::reduce_across(Collective& job, bool train_embeddings) {
   using Clock = std::chrono::steady_clock;
   const auto computed = Clock::now();
-  std::vector<std::int32_t> mine;
-  for (const Worker& w : workers_) mine.insert(mine.end(), w.cache.token_ids.begin(), w.cache.token_ids.end());
   // (The first collective of the step: it also waits for the slowest rank's shards.)
-  job_ids_ = train_embeddings ? unique_ids(job.all_gather(unique_ids(std::move(mine)))) : std::vector<std::int32_t>{};
-  if (!train_embeddings) job.any(false);
+  gather_job_ids(job, train_embeddings);
   const auto start = Clock::now();
   HanParams& root = workers_[0].grads;
   buffer_.resize(gradient_buffer_size(root, job_ids_.size()));
@@ -120,8 +206,8 @@ void GradientWorkers::reduce_across(Collective& job, bool train_embeddings) {
   }
   exchange_.steps += 1;
   exchange_.bytes += static_cast<double>(buffer_.size() * sizeof(Scalar));
-  exchange_.wait_seconds += std::chrono::duration<double>(start - computed).count();
-  exchange_.seconds += std::chrono::duration<double>(Clock::now() - start).count();
+  exchange_.wait_seconds += seconds_between(computed, start);
+  exchange_.seconds += seconds_between(start, Clock::now());
 }
 
 // trainer.allreduce exact: the single process's order, along the ranks (see the header).

@@ -76,6 +76,29 @@ class MpiCollective : public Collective {
         MPI_Iallreduce(MPI_IN_PLACE, data + at, count(n - at), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD, r);
       });
   }
+  void start_sum(float* data, std::size_t n) override {
+    ++calls_;
+    announce_arrival();
+    for (std::size_t at = 0; at < n; at += kMaxCount) {
+      started_.push_back(MPI_REQUEST_NULL);
+      MPI_Iallreduce(MPI_IN_PLACE, data + at, count(n - at), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD, &started_.back());
+    }
+  }
+  bool progress() override {
+    bool under_way = false;
+    for (MPI_Request& r : started_) {
+      int done = 1;
+      if (r != MPI_REQUEST_NULL) MPI_Test(&r, &done, MPI_STATUS_IGNORE);  // (a finished request becomes NULL)
+      under_way = under_way || !done;
+    }
+    if (rank_ == 0) hear_arrivals();
+    return under_way;
+  }
+  void finish_sums() override {
+    for (MPI_Request& r : started_)
+      if (!wait_until(r, deadline(rank_ == 0 ? 0 : kGraceSeconds))) timed_out();
+    started_.clear();
+  }
   std::vector<std::int32_t> all_gather(const std::vector<std::int32_t>& mine) override {
     return gather_varying(mine, MPI_INT32_T);
   }
@@ -232,6 +255,7 @@ class MpiCollective : public Collective {
   std::vector<Clock::time_point> heard_;  // rank 0: when each rank last said so
   Clock::time_point last_told_;     // when this rank last told rank 0
   std::deque<Arrival> pending_;     // this rank's arrival messages not yet delivered
+  std::vector<MPI_Request> started_;  // the sums start_sum posted, until finish_sums
 };
 
 }  // namespace

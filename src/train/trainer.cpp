@@ -139,7 +139,7 @@ TrainingRun::TrainingRun(const Config& cfg, const Corpus& corpus, const TrainOpt
       threads_(resolve_threads(cfg.trainer.threads)),
       train_embeddings_(!frozen_embeddings(cfg)),
       model_(initial_model(without_linear_member(cfg_), corpus)),  // the linear member comes last
-      workers_(model_.params, threads_, cfg.trainer.allreduce),
+      workers_(model_.params, threads_, cfg.trainer.allreduce, cfg.trainer.overlap),
       optimizer_(make_optimizer(cfg.optimizer, threads_)),
       batcher_(corpus.train, cfg.batching, derive_seed(cfg.trainer.seed, SeedStream::batches)),
       dev_batches_(scoring_batches(corpus.dev, cfg)),
@@ -369,10 +369,16 @@ void TrainingRun::log_exchange(int epoch) const {
   const ExchangeStats& x = workers_.exchange();
   if (job_.ranks() == 1 || x.steps == 0) return;
   const double steps = static_cast<double>(x.steps);
-  spdlog::info("epoch {}: gradient exchange between {} ranks, per step: {:.3f} MB, {:.2f} ms summing, "
-               "{:.2f} ms waiting for the slowest rank (mean of {} steps so far)",
-               epoch, job_.ranks(), x.bytes / steps / 1e6, 1e3 * x.seconds / steps, 1e3 * x.wait_seconds / steps,
-               x.steps);
+  spdlog::info("epoch {}: gradient exchange between {} ranks, per step: {:.3f} MB, {:.2f} ms summing{}, "
+               "{:.2f} ms waiting for the slowest rank, {:.2f} ms computing (mean of {} steps so far)",
+               epoch, job_.ranks(), x.bytes / steps / 1e6, 1e3 * x.seconds / steps,
+               x.overlapped ? " beyond what the backward pass hid" : "", 1e3 * x.wait_seconds / steps,
+               1e3 * x.compute_seconds / steps, x.steps);
+  if (x.overlapped)
+    spdlog::debug("epoch {}: backward stages per step: forward and upper layers {:.2f} ms, word recurrence {:.2f} ms, "
+                  "word input weights {:.2f} ms",
+                  epoch, 1e3 * x.stage_seconds[0] / steps, 1e3 * x.stage_seconds[1] / steps,
+                  1e3 * x.stage_seconds[2] / steps);
 
 }
 

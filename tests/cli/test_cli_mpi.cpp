@@ -156,6 +156,25 @@ TEST_CASE("mpirun -np 2 with MPI's allreduce (the default): the same model run a
   check_job_agrees(2, 2);
 }
 
+TEST_CASE("mpirun -np 2: the gradient summed while the backward pass runs gives the model summed after it",
+          "[mpi]") {
+  // Two ranks add the same two numbers whether the gradient goes in parts or whole: the
+  // same bits. Each part is summed over a rank's 2 workers before it leaves.
+  TempDir dir;
+  const std::string train = head_of_data(dir, "data/train.jsonl", 300, "train.jsonl");
+  const std::string dev = head_of_data(dir, "data/dev.jsonl", 80, "dev.jsonl");
+  const std::string overlapped = dir.file("overlapped"), after = dir.file("after");
+  const RunResult a = run(mpirun(2, train_args(train, dev, overlapped, 2)));
+  const RunResult b = run(mpirun(2, train_args(train, dev, after, 2, " --set trainer.overlap=false")));
+  INFO(a.err << b.err);
+  REQUIRE(a.exit_code == 0);
+  REQUIRE(b.exit_code == 0);
+  CHECK(same_model(overlapped + "/model.han", after + "/model.han"));
+  CHECK(lines_starting(a.err, "han: [rank 0/2] epoch 1: gradient exchange between 2 ranks").size() == 1);
+  CHECK(a.err.find("ms summing beyond what the backward pass hid") != std::string::npos);
+  CHECK(b.err.find("ms summing beyond") == std::string::npos);
+}
+
 TEST_CASE("mpirun: a rank that cannot read its data ends the job with one line naming it, nothing written",
           "[mpi]") {
   TempDir dir;

@@ -125,3 +125,65 @@ TEST_CASE("run_parallel called from several threads at once gives every caller i
   for (std::thread& t : callers) t.join();
   for (int c = 0; c < kCallers; ++c) CHECK(totals[static_cast<std::size_t>(c)] == kCalls * (3000L * c + 3));
 }
+
+TEST_CASE("run_parallel_polling runs every task on the pool while the caller polls, until all are done",
+          "[parallel]") {
+  const std::thread::id caller = std::this_thread::get_id();
+  for (int n : {1, 2, 3}) {
+    std::vector<std::thread::id> ran(static_cast<std::size_t>(n));
+    std::atomic<bool> release{false};
+    std::atomic<int> finished{0};
+    int polls = 0;
+    han::run_parallel_polling(
+        n,
+        [&](int k) {
+          ran[static_cast<std::size_t>(k)] = std::this_thread::get_id();
+          while (!release.load()) std::this_thread::yield();  // held until the caller has polled
+          ++finished;
+        },
+        [&] {
+          CHECK(std::this_thread::get_id() == caller);
+          if (++polls == 3) release = true;
+          return true;
+        });
+    CHECK(finished == n);  // returns only after every task
+    CHECK(polls >= 3);
+    for (const std::thread::id& id : ran) CHECK(id != caller);
+    CHECK(std::set<std::thread::id>(ran.begin(), ran.end()).size() == static_cast<std::size_t>(n));
+  }
+  REQUIRE_THROWS_WITH(han::run_parallel_polling(
+                          2, [](int k) { throw std::runtime_error("t" + std::to_string(k)); }, [] { return true; }),
+                      "t0");
+}
+
+TEST_CASE("run_parallel_polling stops polling when poll says nothing is left, and still waits for every task",
+          "[parallel]") {
+  std::atomic<bool> release{false};
+  std::atomic<int> finished{0};
+  int polls = 0;
+  std::thread releaser([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));  // 500 poll intervals
+    release = true;
+  });
+  han::run_parallel_polling(
+      2,
+      [&](int) {
+        while (!release.load()) std::this_thread::yield();
+        ++finished;
+      },
+      [&] { return ++polls < 2; });
+  releaser.join();
+  CHECK(finished == 2);
+  CHECK(polls == 2);
+}
+
+TEST_CASE("run_parallel_polling inside a task runs the tasks in turn, then polls once", "[parallel]") {
+  std::vector<int> out(3, 0);
+  int polls = 0;
+  run_parallel(2, [&](int k) {
+    if (k != 0) return;
+    han::run_parallel_polling(3, [&](int j) { out[static_cast<std::size_t>(j)] = j + 1; }, [&] { return ++polls > 0; });
+  });
+  CHECK(out == std::vector<int>{1, 2, 3});
+  CHECK(polls == 1);
+}

@@ -3,6 +3,8 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <set>
+#include <string>
 
 #include "han/text/batch.h"
 #include "han/nn/loss.h"
@@ -110,6 +112,46 @@ TEST_CASE("HAN gradients in every mask mode and pooling, with padding", "[model]
       }
     }
   }
+}
+
+TEST_CASE("each backward stage leaves its tensors' gradients final and later stages' untouched", "[model]") {
+  // What overlapping the gradient sum with the backward pass relies on (train/gradient_workers.h).
+  const std::vector<Document> docs = sample_docs();
+  const Batch batch = make_batch(Documents(docs), {0, 1, 2, 3});
+  ModelConfig cfg = small_config(MaskMode::renorm, Pooling::attention);
+  cfg.bag = Bag::words;
+  Rng rng(5);
+  HanParams p = han_init(cfg, 12, 3, rng);
+  fill_uniform(p.bag.W, -1, 1, rng);
+  DropoutPlan dropout;
+  dropout.embedding = 0.2;
+  dropout.seed = 3;
+  HanCache c;
+  Matrix d_logits;
+  batch_loss(p, cfg, batch, &dropout, &d_logits, c);
+  HanParams whole = zeros_like(p);
+  han_backward(p, c, d_logits, whole);
+  HanParams staged = zeros_like(p);
+  std::set<std::string> seen;
+  for (BackwardStage stage : kBackwardStages) {
+    han_backward_stage(p, c, stage, d_logits, staged);
+    for (const ParamRef& r : zip_params(staged, whole)) {
+      const BackwardStage owner = backward_stage_of(r.name);
+      INFO(r.name << " after stage " << static_cast<int>(stage));
+      if (owner <= stage) {
+        CHECK(r.value->cwiseEqual(*r.grad).all());  // final: what the whole pass gives, bit for bit
+        CHECK_FALSE(r.value->isZero());
+        seen.insert(r.name);
+      } else {
+        CHECK(r.value->isZero());  // not yet touched
+      }
+    }
+  }
+  CHECK(seen.size() == zip_params(staged, whole).size());
+  CHECK(backward_stage_of("word_gru.fwd.W") == BackwardStage::word_input_weights);
+  CHECK(backward_stage_of("word_gru.bwd.U") == BackwardStage::word_recurrence);
+  CHECK(backward_stage_of("embedding.table") == BackwardStage::word_recurrence);
+  CHECK(backward_stage_of("sentence_gru.fwd.W") == BackwardStage::upper);
 }
 
 TEST_CASE("the parameter count formula matches the allocated model", "[model]") {

@@ -88,6 +88,31 @@ TEST_CASE("a gradient packed and unpacked keeps every dense value and the embedd
   }
 }
 
+TEST_CASE("a gradient packed in its backward stages' parts: the parts together hold the whole, each tensor once",
+          "[collective]") {
+  const HanParams g = random_params(3);
+  const std::vector<std::int32_t> ids = {1, 4};
+  std::vector<Scalar> whole;
+  pack_gradient(g, ids, whole);
+  std::size_t total = 0;
+  HanParams rebuilt = zeros_like(g);
+  for (BackwardStage stage : kBackwardStages) {
+    std::vector<Scalar> part;
+    pack_gradient(g, ids, part, stage);
+    CHECK(part.size() == gradient_buffer_size(g, ids.size(), stage));
+    CHECK_FALSE(part.empty());
+    total += part.size();
+    unpack_gradient(part, ids, Unpack::add, rebuilt, stage);  // each value added once, or it would be doubled
+  }
+  CHECK(total == whole.size());
+  std::vector<Scalar> again;
+  pack_gradient(rebuilt, ids, again);
+  CHECK(again == whole);
+  // The embedding columns travel with the word GRU's recurrent weights.
+  CHECK(gradient_buffer_size(g, 3, BackwardStage::word_recurrence) - gradient_buffer_size(g, 0, BackwardStage::word_recurrence) == 3 * 6);
+  CHECK(gradient_buffer_size(g, 3, BackwardStage::upper) == gradient_buffer_size(g, 0, BackwardStage::upper));
+}
+
 TEST_CASE("ranks whose binary, config or data differ from rank 0's are refused, naming the first", "[collective]") {
   const RankInputs mine{1, 2, 3};
   FakeJob same({{1, 1, 1}, {2, 2, 2}, {3, 3, 3}});

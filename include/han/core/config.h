@@ -118,6 +118,8 @@ struct TrainerConfig {
   bool calibrate;
   // Under mpirun: MPI's own allreduce, or the fixed-order chain (train/gradient_workers.h).
   AllreduceMode allreduce;
+  // With allreduce mpi: each part of the gradient summed while backward computes the next.
+  bool overlap;
   // Under mpirun: seconds a rank waits for the others before the job ends, naming the ranks
   // that did not arrive (0: wait for ever).
   int rank_timeout;

@@ -14,6 +14,13 @@ namespace han {
 
 void run_parallel(int n, const std::function<void(int)>& fn);
 
+// As run_parallel, but the pool's threads take every task while the calling thread calls
+// poll() about every 100 us until they are done or poll() returns false (nothing left to
+// do), then sleeps until they are done: e.g. to keep MPI's nonblocking calls moving (only
+// the main thread may call MPI). Nested or with the pool busy, the tasks run in turn and
+// poll() is called once after them.
+void run_parallel_polling(int n, const std::function<void(int)>& fn, const std::function<bool()>& poll);
+
 // trainer.threads / --threads: 0 means every core.
 int resolve_threads(int requested);
 

@@ -70,6 +70,7 @@ struct HanCache {
   AttentionCache sentence_attention;           // alpha: (S, B) sentence weights
   LinearCache output;
   BagFeatures bag;                             // with model.bag
+  Matrix d_word_states;                        // (2Hw, T) from backward stage upper to word_recurrence
 };
 
 // logits (C, B). dropout: the shard's training noise, or null for none.
@@ -83,5 +84,20 @@ Matrix han_forward(const HanParams& p, const ModelConfig& cfg, const Batch& batc
 // train_embeddings = false the embedding table's gradient is left untouched.
 void han_backward(const HanParams& p, HanCache& c, const Matrix& d_logits, HanParams& g,
                   bool train_embeddings = true);
+
+// han_backward in three stages, run in this order. When a stage returns, the gradients of
+// its tensors (backward_stage_of) are final, so a job of several ranks can start summing
+// them while the next stage runs (train/gradient_workers.h):
+// - upper: the output layer, the sentence level and the word attention (and model.bag);
+// - word_recurrence: the word GRU's recurrent weights (U, b_hh) and the embedding columns;
+// - word_input_weights: the word GRU's input weights (W, b_ih), one large product.
+enum class BackwardStage { upper, word_recurrence, word_input_weights };
+inline constexpr BackwardStage kBackwardStages[] = {BackwardStage::upper, BackwardStage::word_recurrence,
+                                                    BackwardStage::word_input_weights};
+// d_logits is read by the first stage only.
+void han_backward_stage(const HanParams& p, HanCache& c, BackwardStage stage, const Matrix& d_logits, HanParams& g,
+                        bool train_embeddings = true);
+// The stage after which the gradient of the tensor named as in HanParams::fields is final.
+BackwardStage backward_stage_of(const std::string& tensor);
 
 }  // namespace han

@@ -13,6 +13,16 @@
 // to its first worker's gradient, then its other workers', and passes the result on; the
 // last rank broadcasts the total. Every addition is the one a single process with N x T
 // threads makes, in the same order, so the bits are the same too.
+//
+// With trainer.allreduce mpi and trainer.overlap (the default), the sum overlaps the
+// backward pass, as PyTorch DDP's buckets do: the pass runs in its three stages (nn/model.h),
+// and as each stage ends on every worker of a rank its part of the gradient (the upper
+// layers; the word GRU's recurrent weights with the embedding columns; the word GRU's input
+// weights) is summed over the workers and handed to a nonblocking MPI sum, which the main
+// thread keeps moving while the workers run the next stage. The last part, the input
+// weights' 0.24 MB at the paper's sizes, is all that is summed after the pass.
+#include <iterator>
+#include <optional>
 #include <vector>
 
 #include "han/core/config.h"
@@ -27,13 +37,22 @@ namespace han {
 struct ExchangeStats {
   long long steps = 0;
   double bytes = 0;         // the gradient buffer each rank sums
-  double wait_seconds = 0;  // from this rank's shards done to every rank's shards done
-  double seconds = 0;       // from then to the total in hand: the gradient sum's own cost
+  double compute_seconds = 0;  // this rank's forward and backward passes (its workers' time, as the main thread sees it)
+  double wait_seconds = 0;  // for the slowest rank: in the step's first collective (the batch's words)
+  // The gradient sum's cost to the step: without overlap from every rank's shards done to
+  // the total in hand; with it, the time the main thread is not waiting for the workers or
+  // the slowest rank (reducing, packing, starting, finishing and unpacking the parts).
+  double seconds = 0;
+  bool overlapped = false;  // the sum overlaps the backward pass (trainer.overlap)
+  // With overlap: this rank's time in each stage of nn/model.h's backward pass (the
+  // first with the forward pass and the loss), from the main thread.
+  double stage_seconds[std::size(kBackwardStages)] = {};
 };
 
 class GradientWorkers {
  public:
-  GradientWorkers(const HanParams& params, int threads, AllreduceMode allreduce = AllreduceMode::mpi);
+  GradientWorkers(const HanParams& params, int threads, AllreduceMode allreduce = AllreduceMode::mpi,
+                  bool overlap = true);
 
   // Adds the gradient of the batch's mean loss (`shards`: this rank's part of the batch of
   // `batch_docs` documents, at most one shard per thread; dropout: the batch's training noise; the
@@ -54,21 +73,30 @@ class GradientWorkers {
   struct Worker {
     HanCache cache;
     HanParams grads;
+    Matrix d_logits;
     double loss = 0;
   };
   void run_shards(const HanParams& params, const ModelConfig& cfg, const std::vector<Batch>& shards,
                   const DropoutPlan& dropout, Index batch_docs, bool train_embeddings,
                   const OutputHead& head, const LossConfig& loss_config);
-  void reduce();
+  static void forward(const HanParams& params, const ModelConfig& cfg, const Batch& shard, const DropoutPlan& dropout,
+                      Index batch_docs, const OutputHead& head, const LossConfig& loss_config, Worker& w);
+  void clear_idle_workers(std::size_t busy);
+  void compute_overlapped(const HanParams& params, const ModelConfig& cfg, const std::vector<Batch>& shards,
+                          const DropoutPlan& dropout, Index batch_docs, bool train_embeddings, Collective& job,
+                          const OutputHead& head, const LossConfig& loss_config);
+  void gather_job_ids(Collective& job, bool train_embeddings);
+  void reduce(std::optional<BackwardStage> stage = std::nullopt);
   void reduce_across(Collective& job, bool train_embeddings);
   void sum_along_chain(Collective& job);
-  double total_loss(Collective& job) const;
+  double total_loss(Collective& job);
 
   std::vector<Worker> workers_;
   AllreduceMode allreduce_;
   std::vector<std::int32_t> job_ids_;  // the batch's words on every rank (set by reduce_across)
   std::vector<std::int32_t> step_columns_;
   std::vector<Scalar> buffer_;
+  std::vector<Scalar> parts_[std::size(kBackwardStages)];  // with overlap: each stage's part, in flight
   ExchangeStats exchange_;
 };
 

@@ -208,22 +208,32 @@ Matrix bigru_forward_lookup(const BiGruParams& p, const Matrix& table, const std
   return run_directions(p, table, fwd, bwd, c);
 }
 
-Matrix bigru_backward(const BiGruParams& p, BiGruCache& c, const Matrix& x, const Matrix& d_out,
-                      BiGruParams& g) {
+Matrix bigru_backward_inputs(const BiGruParams& p, BiGruCache& c, const Matrix& d_out, BiGruParams& g) {
   const Packing& pk = c.packing;
   const Index H = p.fwd.hidden(), T = pk.total;
-  Matrix d_gates(6 * H, T);  // (6H, T) d input projections, flat order
-  gru_backward(p.fwd, pk, {pk.forward_source, pk.forward_source, 0, 0}, c.fwd, d_out, d_gates, g.fwd);
-  gru_backward(p.bwd, pk, {pk.backward_source, pk.backward_source, 3 * H, H}, c.bwd, d_out, d_gates, g.bwd);
+  c.d_gates.resize(6 * H, T);
+  gru_backward(p.fwd, pk, {pk.forward_source, pk.forward_source, 0, 0}, c.fwd, d_out, c.d_gates, g.fwd);
+  gru_backward(p.bwd, pk, {pk.backward_source, pk.backward_source, 3 * H, H}, c.bwd, d_out, c.d_gates, g.bwd);
+  Matrix dx(p.fwd.W.cols(), T);
+  gemm(stacked(p.fwd.W, p.bwd.W), Op::transposed, c.d_gates, Op::plain, dx);
+  return dx;
+}
+
+void bigru_backward_weights(BiGruCache& c, const Matrix& x, BiGruParams& g) {
+  const Index H = g.fwd.hidden();
   Matrix dw(6 * H, x.rows());
-  gemm(d_gates, Op::plain, x, Op::transposed, dw);
+  gemm(c.d_gates, Op::plain, x, Op::transposed, dw);
   g.fwd.W += dw.topRows(3 * H);
   g.bwd.W += dw.bottomRows(3 * H);
-  const Vector db = d_gates.rowwise().sum();
+  const Vector db = c.d_gates.rowwise().sum();
   g.fwd.b_ih.col(0) += db.head(3 * H);
   g.bwd.b_ih.col(0) += db.tail(3 * H);
-  Matrix dx(x.rows(), T);
-  gemm(stacked(p.fwd.W, p.bwd.W), Op::transposed, d_gates, Op::plain, dx);
+}
+
+Matrix bigru_backward(const BiGruParams& p, BiGruCache& c, const Matrix& x, const Matrix& d_out,
+                      BiGruParams& g) {
+  Matrix dx = bigru_backward_inputs(p, c, d_out, g);
+  bigru_backward_weights(c, x, g);
   return dx;
 }
 

@@ -95,6 +95,7 @@ struct BiGruParams {
 struct BiGruCache {
   Packing packing;
   GruCache fwd, bwd;
+  Matrix d_gates;  // (6H, T) d input projections, flat order: from backward_inputs to backward_weights
 };
 
 BiGruParams bigru_shape(Index input_dim, Index hidden);  // allocated, not initialised
@@ -116,5 +117,11 @@ Matrix bigru_forward_lookup(const BiGruParams& p, const Matrix& table, const std
 // d_out (2H, T) flat; adds into g; returns d x (D, T) flat.
 Matrix bigru_backward(const BiGruParams& p, BiGruCache& c, const Matrix& x, const Matrix& d_out,
                       BiGruParams& g);
+// bigru_backward in two halves, so that a caller can use d x (and the recurrent weights'
+// gradients, U and b_hh, final after the first half) while the input weights' product runs:
+// backward_inputs adds U and b_hh's gradients and returns d x; backward_weights then adds W
+// and b_ih's. Together they add exactly what bigru_backward adds.
+Matrix bigru_backward_inputs(const BiGruParams& p, BiGruCache& c, const Matrix& d_out, BiGruParams& g);
+void bigru_backward_weights(BiGruCache& c, const Matrix& x, BiGruParams& g);
 
 }  // namespace han
