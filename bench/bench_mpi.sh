@@ -57,9 +57,12 @@ import json, re, sys
 metrics, err, start, end = sys.argv[1], sys.argv[2], float(sys.argv[3]), float(sys.argv[4])
 docs = json.loads(open(metrics).read().splitlines()[-1])["docs_per_second"]
 fields = [f"{docs:.1f}", f"{end - start:.2f}"]
-m = re.search(r"per step: ([0-9.]+) MB, ([0-9.]+) ms summing[a-z ]*, ([0-9.]+) ms waiting", open(err).read())
+log = open(err).read()
+m = re.search(r"per step: ([0-9.]+) MB, ([0-9.]+) ms summing[a-z ]*, ([0-9.]+) ms waiting.* of ([0-9]+) steps", log)
 if m:
-    fields += list(m.groups())
+    fields += list(m.groups()[:3])
+    train_docs = int(re.search(r"corpus: ([0-9]+) train", log).group(1))
+    fields.append(f"{1e3 * train_docs / docs / int(m.group(4)):.2f}")  # ms per step, from docs/s
 print(" ".join(fields))
 PY
 }
@@ -89,6 +92,7 @@ print(f"| the sum's cost to the step, ms | — | {med(ranks, 3):.2f} | {med(afte
 print(f"| waiting for the slower rank, ms per step | — | {med(ranks, 4):.2f} | {med(after, 4):.2f} |")
 outside = lambda rs: statistics.median(r[3] + r[4] for r in rs)
 print(f"| summing + waiting, ms per step | — | {outside(ranks):.2f} | {outside(after):.2f} |")
+print(f"| whole step, ms (from docs/s) | — | {med(ranks, 5):.2f} | {med(after, 5):.2f} |")
 print(f"hidden by the overlap: {(outside(after) - outside(ranks)) / med(after, 3):.0%} of the sum's cost after the pass")
 print("every run (docs/s): threads", [r[0] for r in threads], "overlapped", [r[0] for r in ranks],
       "after", [r[0] for r in after])
