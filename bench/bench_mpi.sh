@@ -58,9 +58,10 @@ metrics, err, start, end = sys.argv[1], sys.argv[2], float(sys.argv[3]), float(s
 docs = json.loads(open(metrics).read().splitlines()[-1])["docs_per_second"]
 fields = [f"{docs:.1f}", f"{end - start:.2f}"]
 log = open(err).read()
-m = re.search(r"per step: ([0-9.]+) MB, ([0-9.]+) ms summing[a-z ]*, ([0-9.]+) ms waiting.* of ([0-9]+) steps", log)
+m = re.search(r"per step: ([0-9.]+) MB, ([0-9.]+) ms summing[^,]*, (?:([0-9.]+) ms waiting[^,]*, )?.* of ([0-9]+) steps",
+              log)
 if m:
-    fields += list(m.groups()[:3])
+    fields += [m.group(1), m.group(2), m.group(3) or "0"]  # (with overlap the waiting is in the summing)
     train_docs = int(re.search(r"corpus: ([0-9]+) train", log).group(1))
     fields.append(f"{1e3 * train_docs / docs / int(m.group(4)):.2f}")  # ms per step, from docs/s
 print(" ".join(fields))

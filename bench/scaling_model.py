@@ -52,7 +52,7 @@ def parse_stages(path):
     ms = None
     for line in open(path).read().splitlines():
         if "backward stages per step:" in line:
-            ms = [float(part.split(" ms")[0].split()[-1]) for part in line.split("per step: ")[1].split(",")]
+            ms = [float(part.split(" ms")[0].split()[-1]) for part in line.split("): ")[1].split(",")]
     total = sum(ms)
     return [m / total for m in ms]
 

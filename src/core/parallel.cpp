@@ -96,14 +96,21 @@ class Pool {
     for (int k = helpers + first; k < n; ++k) run_task(fn, k, errors[k]);  // tasks no thread could be started for
     t_in_task = false;
     bool polling = poll != nullptr;
+    std::exception_ptr poll_error;  // rethrown once the workers are done with this frame's tasks
     while (polling && pending_.load() != 0) {
-      polling = (*poll)();
+      try {
+        polling = (*poll)();
+      } catch (...) {
+        poll_error = std::current_exception();
+        polling = false;
+      }
       std::unique_lock<std::mutex> lock(mutex_);
       done_.wait_for(lock, kPollInterval, [&] { return pending_.load() == 0; });
     }
     if (poll) {
       std::unique_lock<std::mutex> lock(mutex_);
       done_.wait(lock, [&] { return pending_.load() == 0; });
+      if (poll_error) std::rethrow_exception(poll_error);
     } else if (!spin_until([&] { return pending_.load() == 0; })) {
       std::unique_lock<std::mutex> lock(mutex_);
       done_.wait(lock, [&] { return pending_.load() == 0; });

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <exception>
 #include <optional>
 #include <string>
 
@@ -101,6 +102,30 @@ void GradientWorkers::clear_idle_workers(std::size_t busy) {
   }
 }
 
+namespace {
+
+// Finishes the sums in flight when a stage throws: MPI would otherwise go on writing into
+// the parts' buffers after they are freed. Every other rank posts the same sums, so they end.
+class SumsFinishedOnUnwind {
+ public:
+  explicit SumsFinishedOnUnwind(Collective& job) : job_(job) {}
+  SumsFinishedOnUnwind(const SumsFinishedOnUnwind&) = delete;
+  SumsFinishedOnUnwind& operator=(const SumsFinishedOnUnwind&) = delete;
+  ~SumsFinishedOnUnwind() {
+    if (std::uncaught_exceptions() <= unwinding_) return;
+    try {
+      job_.finish_sums();
+    } catch (...) {  // (the exception already on its way is the one to report)
+    }
+  }
+
+ private:
+  Collective& job_;
+  int unwinding_ = std::uncaught_exceptions();
+};
+
+}  // namespace
+
 // trainer.overlap (see the header): the backward pass stage by stage, each stage's part of
 // the gradient summed over the ranks while the next stage runs. The workers compute on the
 // pool's threads while this (the main) thread keeps MPI moving.
@@ -110,8 +135,15 @@ void GradientWorkers::compute_overlapped(const HanParams& params, const ModelCon
                                          const OutputHead& head, const LossConfig& loss_config) {
   using Clock = std::chrono::steady_clock;
   const std::size_t mine = shards.size();
-  HanParams& root = workers_[0].grads;
-  double talking = 0;  // this thread's time outside the workers' stages, but for waiting
+  SumsFinishedOnUnwind guard(job);
+  bool gathered = false;
+  // The batch's words on every rank are needed to pack part 2 only: gathered while the
+  // workers compute it (the gather waits for the slowest rank's first stage).
+  auto gather_once = [&] {
+    if (!gathered) gather_job_ids(job, train_embeddings);
+    gathered = true;
+  };
+  double between = 0;  // this thread's time between the stages: reducing, packing, starting
   for (BackwardStage stage : kBackwardStages) {
     const auto began = Clock::now();
     run_parallel_polling(
@@ -119,39 +151,44 @@ void GradientWorkers::compute_overlapped(const HanParams& params, const ModelCon
         [&](int k) {
           const TrainingGemm fast_gemm;
           Worker& w = workers_[k];
-          if (stage == BackwardStage::upper)
-            forward(params, cfg, shards[k], dropout, batch_docs, head, loss_config, w);
+          if (stage == BackwardStage::upper) forward(params, cfg, shards[k], dropout, batch_docs, head, loss_config, w);
           han_backward_stage(params, w.cache, stage, w.d_logits, w.grads, train_embeddings);
+          w.stage_done = Clock::now();
         },
-        [&job] { return job.progress(); });
-    auto start = Clock::now();
-    exchange_.stage_seconds[static_cast<std::size_t>(stage)] += seconds_between(began, start);
-    exchange_.compute_seconds += seconds_between(began, start);
+        [&] {
+          if (stage == BackwardStage::word_recurrence) gather_once();
+          return job.progress();
+        });
+    // The stage's end is its last worker's (the gather may keep this thread past it).
+    auto computed = began;
+    for (std::size_t k = 0; k < mine; ++k) computed = std::max(computed, workers_[k].stage_done);
+    exchange_.stage_seconds[static_cast<std::size_t>(stage)] += seconds_between(began, computed);
+    exchange_.compute_seconds += seconds_between(began, computed);
     if (stage == BackwardStage::upper) clear_idle_workers(mine);
-    reduce(stage);
-    std::vector<Scalar>& part = parts_[static_cast<std::size_t>(stage)];
-    pack_gradient(root, job_ids_, part, stage);
-    job.start_sum(part.data(), part.size());
-    if (stage == BackwardStage::upper) {
-      const auto gather = Clock::now();
-      talking += seconds_between(start, gather);
-      gather_job_ids(job, train_embeddings);  // (waits for the slowest rank's forward)
-      exchange_.wait_seconds += seconds_between(gather, Clock::now());
-      start = Clock::now();
-    }
-    talking += seconds_between(start, Clock::now());
+    if (stage == BackwardStage::word_recurrence) gather_once();  // (if the stage ended before the first poll)
+    start_part(stage, job);
+    between += seconds_between(computed, Clock::now());  // (with the gather's wait past the stage's end)
   }
-  const auto start = Clock::now();
+  const auto last = Clock::now();
   job.finish_sums();
   std::size_t bytes = 0;
   for (BackwardStage stage : kBackwardStages) {
     const std::vector<Scalar>& part = parts_[static_cast<std::size_t>(stage)];
-    unpack_gradient(part, job_ids_, Unpack::assign, root, stage);
+    unpack_gradient(part, job_ids_, Unpack::assign, workers_[0].grads, stage);
     bytes += part.size() * sizeof(Scalar);
   }
   exchange_.steps += 1;
   exchange_.bytes += static_cast<double>(bytes);
-  exchange_.seconds += talking + seconds_between(start, Clock::now());
+  exchange_.seconds += between + seconds_between(last, Clock::now());
+}
+
+// The stage's part of the gradient, summed over this rank's workers, handed to the ranks' sum.
+void GradientWorkers::start_part(BackwardStage stage, Collective& job) {
+  reduce(stage);
+  std::vector<Scalar>& part = parts_[static_cast<std::size_t>(stage)];
+  const bool has_columns = in_gradient_part(kEmbeddingTable, stage);
+  pack_gradient(workers_[0].grads, has_columns ? job_ids_ : std::vector<std::int32_t>{}, part, stage);
+  job.start_sum(part.data(), part.size());
 }
 
 // The batch's words on every rank, sorted (none when the table is not trained).

@@ -42,6 +42,7 @@ class MpiCollective : public Collective {
     heard_.assign(static_cast<std::size_t>(ranks_), Clock::time_point{});
   }
   ~MpiCollective() override {
+    if (!started_.empty()) abort(1);  // (MPI_Finalize must not run with sums in flight; the trainer finishes them)
     settle_arrivals();
     MPI_Finalize();
   }
@@ -71,10 +72,8 @@ class MpiCollective : public Collective {
       collective([&](MPI_Request* r) { MPI_Ibcast(data + at, count(n - at), MPI_FLOAT, root, MPI_COMM_WORLD, r); });
   }
   void sum(float* data, std::size_t n) override {
-    for (std::size_t at = 0; at < n; at += kMaxCount)
-      collective([&](MPI_Request* r) {
-        MPI_Iallreduce(MPI_IN_PLACE, data + at, count(n - at), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD, r);
-      });
+    start_sum(data, n);
+    finish_sums();
   }
   void start_sum(float* data, std::size_t n) override {
     ++calls_;
@@ -84,7 +83,7 @@ class MpiCollective : public Collective {
       MPI_Iallreduce(MPI_IN_PLACE, data + at, count(n - at), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD, &started_.back());
     }
   }
-  bool progress() override {
+  bool progress() noexcept override {
     bool under_way = false;
     for (MPI_Request& r : started_) {
       int done = 1;
@@ -95,8 +94,9 @@ class MpiCollective : public Collective {
     return under_way;
   }
   void finish_sums() override {
+    const Clock::time_point until = deadline(rank_ == 0 ? 0 : kGraceSeconds);  // one wait for them all
     for (MPI_Request& r : started_)
-      if (!wait_until(r, deadline(rank_ == 0 ? 0 : kGraceSeconds))) timed_out();
+      if (!wait_until(r, until)) timed_out();
     started_.clear();
   }
   std::vector<std::int32_t> all_gather(const std::vector<std::int32_t>& mine) override {

@@ -369,17 +369,22 @@ void TrainingRun::log_exchange(int epoch) const {
   const ExchangeStats& x = workers_.exchange();
   if (job_.ranks() == 1 || x.steps == 0) return;
   const double steps = static_cast<double>(x.steps);
-  spdlog::info("epoch {}: gradient exchange between {} ranks, per step: {:.3f} MB, {:.2f} ms summing{}, "
-               "{:.2f} ms waiting for the slowest rank, {:.2f} ms computing (mean of {} steps so far)",
-               epoch, job_.ranks(), x.bytes / steps / 1e6, 1e3 * x.seconds / steps,
-               x.overlapped ? " beyond what the backward pass hid" : "", 1e3 * x.wait_seconds / steps,
-               1e3 * x.compute_seconds / steps, x.steps);
   if (x.overlapped)
-    spdlog::debug("epoch {}: backward stages per step: forward and upper layers {:.2f} ms, word recurrence {:.2f} ms, "
-                  "word input weights {:.2f} ms",
-                  epoch, 1e3 * x.stage_seconds[0] / steps, 1e3 * x.stage_seconds[1] / steps,
-                  1e3 * x.stage_seconds[2] / steps);
-
+    spdlog::info("epoch {}: gradient exchange between {} ranks, per step: {:.3f} MB, {:.2f} ms summing and waiting "
+                 "for the slowest rank beyond what the backward pass hid, {:.2f} ms computing (mean of {} steps so far)",
+                 epoch, job_.ranks(), x.bytes / steps / 1e6, 1e3 * x.seconds / steps, 1e3 * x.compute_seconds / steps,
+                 x.steps);
+  else
+    spdlog::info("epoch {}: gradient exchange between {} ranks, per step: {:.3f} MB, {:.2f} ms summing, {:.2f} ms "
+                 "waiting for the slowest rank, {:.2f} ms computing (mean of {} steps so far)",
+                 epoch, job_.ranks(), x.bytes / steps / 1e6, 1e3 * x.seconds / steps, 1e3 * x.wait_seconds / steps,
+                 1e3 * x.compute_seconds / steps, x.steps);
+  if (!x.overlapped) return;
+  std::string stages;
+  for (BackwardStage stage : kBackwardStages)
+    stages += fmt::format("{}{} {:.2f} ms", stages.empty() ? "" : ", ", to_string(stage),
+                          1e3 * x.stage_seconds[static_cast<std::size_t>(stage)] / steps);
+  spdlog::debug("epoch {}: backward stages per step (the first with the forward pass): {}", epoch, stages);
 }
 
 // What sharing the data saves: the part of the mapped token cache this process has read

@@ -138,8 +138,10 @@ TEST_CASE("run_parallel_polling runs every task on the pool while the caller pol
         n,
         [&](int k) {
           ran[static_cast<std::size_t>(k)] = std::this_thread::get_id();
-          while (!release.load()) std::this_thread::yield();  // held until the caller has polled
-          ++finished;
+          const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+          while (!release.load() && std::chrono::steady_clock::now() < give_up)
+            std::this_thread::yield();  // held until the caller has polled
+          if (release.load()) ++finished;
         },
         [&] {
           CHECK(std::this_thread::get_id() == caller);
@@ -168,8 +170,9 @@ TEST_CASE("run_parallel_polling stops polling when poll says nothing is left, an
   han::run_parallel_polling(
       2,
       [&](int) {
-        while (!release.load()) std::this_thread::yield();
-        ++finished;
+        const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+        while (!release.load() && std::chrono::steady_clock::now() < give_up) std::this_thread::yield();
+        if (release.load()) ++finished;
       },
       [&] { return ++polls < 2; });
   releaser.join();

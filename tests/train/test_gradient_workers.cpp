@@ -141,6 +141,14 @@ class ThreadRanks {
         for (const auto& v : all) data[i] += v[i];
       }
     }
+    // A started sum happens at finish_sums, reading its buffer then: a buffer changed or
+    // reused before then gives a wrong total.
+    void start_sum(float* data, std::size_t n) override { started_.emplace_back(data, n); }
+    bool progress() noexcept override { return !started_.empty(); }
+    void finish_sums() override {
+      for (const auto& [data, n] : started_) sum(data, n);
+      started_.clear();
+    }
     std::vector<std::int32_t> all_gather(const std::vector<std::int32_t>& mine) override { return concat(mine); }
     std::vector<double> all_gather(const std::vector<double>& mine) override { return concat(mine); }
     std::vector<std::uint64_t> all_gather(std::uint64_t mine) override { return concat(std::vector<std::uint64_t>{mine}); }
@@ -160,6 +168,7 @@ class ThreadRanks {
     }
     ThreadRanks& job_;
     int rank_;
+    std::vector<std::pair<float*, std::size_t>> started_;
   };
 
  private:
@@ -211,8 +220,8 @@ struct RankResults {
   std::vector<double> losses;
 };
 template <class ShardsOf>
-RankResults compute_on_ranks(Fixture& f, int ranks, int threads, AllreduceMode mode, bool train_embeddings,
-                             ShardsOf&& shards_of) {
+RankResults compute_on_ranks(Fixture& f, int ranks, int threads, AllreduceMode mode, bool overlap,
+                             bool train_embeddings, ShardsOf&& shards_of) {
   ThreadRanks job(ranks);
   std::vector<ThreadRanks::Rank> members;
   RankResults out;
@@ -220,7 +229,7 @@ RankResults compute_on_ranks(Fixture& f, int ranks, int threads, AllreduceMode m
   out.workers.reserve(ranks);
   for (int r = 0; r < ranks; ++r) {
     members.emplace_back(job, r);
-    out.workers.emplace_back(f.params, threads, mode);
+    out.workers.emplace_back(f.params, threads, mode, overlap);
   }
   out.losses.resize(ranks);
   std::vector<std::exception_ptr> failures(ranks);
@@ -279,7 +288,8 @@ TEST_CASE("after zero() the workers sum the next batch from nothing", "[gradient
 TEST_CASE("ranks summing along their chain give every rank the bits of one process with all their threads, MPI's allreduce the same sum within rounding",
           "[gradient_workers][collective]") {
   Fixture f;
-  for (const AllreduceMode mode : {AllreduceMode::exact, AllreduceMode::mpi})
+  for (const auto& [mode, overlap] : {std::pair{AllreduceMode::exact, false}, std::pair{AllreduceMode::mpi, false},
+                                      std::pair{AllreduceMode::mpi, true}})
   for (const bool train_embeddings : {true, false}) {
     const std::vector<Batch> shards = make_shards(f.docs, f.batch, 4);
     GradientWorkers one_process(f.params, 4);
@@ -287,8 +297,8 @@ TEST_CASE("ranks summing along their chain give every rank the bits of one proce
     const double loss = one_process.compute(f.params, f.cfg, shards, every_dropout(), f.size(), train_embeddings, alone);
     for (const auto& [ranks, threads] : {std::pair{2, 2}, std::pair{4, 1}}) {
       INFO(ranks << " ranks of " << threads << " threads, embeddings " << (train_embeddings ? "trained" : "frozen")
-                 << ", allreduce " << to_string(mode));
-      RankResults job = compute_on_ranks(f, ranks, threads, mode, train_embeddings, [&](int r) {
+                 << ", allreduce " << to_string(mode) << (overlap ? ", overlapped" : ""));
+      RankResults job = compute_on_ranks(f, ranks, threads, mode, overlap, train_embeddings, [&](int r) {
         return std::vector<Batch>(shards.begin() + r * threads, shards.begin() + (r + 1) * threads);
       });
       std::vector<GradientWorkers>& workers = job.workers;
@@ -310,14 +320,16 @@ TEST_CASE("ranks that each hold a share of the documents sum to one process's gr
   Fixture f;
   // The batch in another order than the list: each rank's documents are scattered in it.
   f.batch = {7, 2, 11, 0, 5, 9, 1, 4, 10, 3, 8, 6};
+  for (const bool overlap : {false, true})
   for (const bool train_embeddings : {true, false}) {
     GradientWorkers one_process(f.params, 1);
     SingleProcess alone;
     const double loss =
         one_process.compute(f.params, f.cfg, make_shards(f.docs, f.batch, 1), every_dropout(), f.size(), train_embeddings, alone);
     for (const auto& [ranks, threads] : {std::pair{2, 2}, std::pair{3, 1}}) {
-      INFO(ranks << " ranks of " << threads << " threads, embeddings " << (train_embeddings ? "trained" : "frozen"));
-      RankResults job = compute_on_ranks(f, ranks, threads, AllreduceMode::mpi, train_embeddings, [&](int r) {
+      INFO(ranks << " ranks of " << threads << " threads, embeddings " << (train_embeddings ? "trained" : "frozen")
+                 << (overlap ? ", overlapped" : ""));
+      RankResults job = compute_on_ranks(f, ranks, threads, AllreduceMode::mpi, overlap, train_embeddings, [&](int r) {
         const RankShare share = rank_share(f.docs.size(), r, ranks);
         return make_share_shards(f.docs, f.batch, share.first, share.last, threads);
       });

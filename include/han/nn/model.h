@@ -94,6 +94,14 @@ void han_backward(const HanParams& p, HanCache& c, const Matrix& d_logits, HanPa
 enum class BackwardStage { upper, word_recurrence, word_input_weights };
 inline constexpr BackwardStage kBackwardStages[] = {BackwardStage::upper, BackwardStage::word_recurrence,
                                                     BackwardStage::word_input_weights};
+inline const char* to_string(BackwardStage stage) {
+  switch (stage) {
+    case BackwardStage::upper: return "upper layers";
+    case BackwardStage::word_recurrence: return "word recurrence";
+    case BackwardStage::word_input_weights: return "word input weights";
+  }
+  return "?";
+}
 // d_logits is read by the first stage only.
 void han_backward_stage(const HanParams& p, HanCache& c, BackwardStage stage, const Matrix& d_logits, HanParams& g,
                         bool train_embeddings = true);

@@ -24,13 +24,14 @@ class Collective {
   virtual void broadcast(int root, float* data, std::size_t n) = 0;
   // Element-wise sum over the ranks, in place on every rank.
   virtual void sum(float* data, std::size_t n) = 0;
-  // sum() in three parts, to overlap it with computing: start_sum posts the sum of `data`
-  // and returns at once; progress() moves the started sums on (MPI advances nonblocking
-  // calls only inside MPI calls), never waits, and says whether any is still under way;
-  // finish_sums() waits until every started sum is in place. `data` must stay untouched until then. Every rank starts the same sums
-  // in the same order, among its other collective calls.
+  // sum() in three parts, to overlap it with computing. start_sum posts the sum of `data`
+  // and returns at once. progress() moves the started sums on (MPI advances nonblocking
+  // calls only inside MPI calls), never waits or throws, and says whether any is still
+  // under way. finish_sums() waits until every started sum is in place. `data` must stay
+  // untouched until then. Every rank starts the same sums in the same order, among its
+  // other collective calls.
   virtual void start_sum(float* data, std::size_t n) { sum(data, n); }
-  virtual bool progress() { return false; }
+  virtual bool progress() noexcept { return false; }
   virtual void finish_sums() {}
   // Every rank's values, concatenated in rank order (the counts may differ between ranks).
   virtual std::vector<std::int32_t> all_gather(const std::vector<std::int32_t>& mine) = 0;

@@ -21,6 +21,7 @@
 // weights) is summed over the workers and handed to a nonblocking MPI sum, which the main
 // thread keeps moving while the workers run the next stage. The last part, the input
 // weights' 0.24 MB at the paper's sizes, is all that is summed after the pass.
+#include <chrono>
 #include <iterator>
 #include <optional>
 #include <vector>
@@ -38,10 +39,12 @@ struct ExchangeStats {
   long long steps = 0;
   double bytes = 0;         // the gradient buffer each rank sums
   double compute_seconds = 0;  // this rank's forward and backward passes (its workers' time, as the main thread sees it)
-  double wait_seconds = 0;  // for the slowest rank: in the step's first collective (the batch's words)
-  // The gradient sum's cost to the step: without overlap from every rank's shards done to
-  // the total in hand; with it, the time the main thread is not waiting for the workers or
-  // the slowest rank (reducing, packing, starting, finishing and unpacking the parts).
+  // Without overlap: the wait for the slowest rank's shards (in the step's first
+  // collective), then the sum from there to the total in hand and the loss exchanged.
+  // With overlap the slowest rank is waited for while the workers compute, and again at the
+  // last part: wait_seconds stays 0 and seconds is the rest of the step, from the workers'
+  // last stage to the loss exchanged, with the time between the stages.
+  double wait_seconds = 0;
   double seconds = 0;
   bool overlapped = false;  // the sum overlaps the backward pass (trainer.overlap)
   // With overlap: this rank's time in each stage of nn/model.h's backward pass (the
@@ -75,6 +78,7 @@ class GradientWorkers {
     HanParams grads;
     Matrix d_logits;
     double loss = 0;
+    std::chrono::steady_clock::time_point stage_done;  // with overlap: when this worker ended its last stage
   };
   void run_shards(const HanParams& params, const ModelConfig& cfg, const std::vector<Batch>& shards,
                   const DropoutPlan& dropout, Index batch_docs, bool train_embeddings,
@@ -86,6 +90,7 @@ class GradientWorkers {
                           const DropoutPlan& dropout, Index batch_docs, bool train_embeddings, Collective& job,
                           const OutputHead& head, const LossConfig& loss_config);
   void gather_job_ids(Collective& job, bool train_embeddings);
+  void start_part(BackwardStage stage, Collective& job);
   void reduce(std::optional<BackwardStage> stage = std::nullopt);
   void reduce_across(Collective& job, bool train_embeddings);
   void sum_along_chain(Collective& job);
