@@ -51,7 +51,7 @@ def parse_stages(path):
     """Each backward stage's share of a step's compute, from a debug log of an overlapped run."""
     ms = None
     for line in open(path).read().splitlines():
-        if "backward stages per step:" in line:
+        if "backward stages per step" in line:
             ms = [float(part.split(" ms")[0].split()[-1]) for part in line.split("): ")[1].split(",")]
     total = sum(ms)
     return [m / total for m in ms]
