@@ -49,6 +49,15 @@ double batch_loss(const HanParams& p, const ModelConfig& cfg, const Batch& batch
   return loss * scale;
 }
 
+// A small model with the bag-of-words term (12 words, 3 classes), its bag weights drawn
+// after the rest: they start at 0.
+HanParams bag_model(const ModelConfig& cfg, std::uint64_t seed) {
+  Rng rng(seed);
+  HanParams p = han_init(cfg, 12, 3, rng);
+  fill_uniform(p.bag.W, -1, 1, rng);
+  return p;
+}
+
 }  // namespace
 
 TEST_CASE("HAN gradients in every mask mode and pooling, with padding", "[model][gradcheck]") {
@@ -120,9 +129,7 @@ TEST_CASE("each backward stage leaves its tensors' gradients final and later sta
   const Batch batch = make_batch(Documents(docs), {0, 1, 2, 3});
   ModelConfig cfg = small_config(MaskMode::renorm, Pooling::attention);
   cfg.bag = Bag::words;
-  Rng rng(5);
-  HanParams p = han_init(cfg, 12, 3, rng);
-  fill_uniform(p.bag.W, -1, 1, rng);
+  const HanParams p = bag_model(cfg, 5);
   DropoutPlan dropout;
   dropout.embedding = 0.2;
   dropout.seed = 3;
@@ -235,12 +242,11 @@ TEST_CASE("HAN gradients with the bag-of-words term, word dropout included", "[m
   const Batch batch = make_batch(Documents(docs), {0, 1, 2, 3});
   ModelConfig cfg = small_config(MaskMode::renorm, Pooling::attention);
   cfg.bag = Bag::words;
-  Rng rng(23);
-  HanParams p = han_init(cfg, 12, 3, rng);
+  Rng fresh(23);
+  CHECK(han_init(cfg, 12, 3, fresh).bag.W.isZero());  // starts with no opinion
+  HanParams p = bag_model(cfg, 23);
   REQUIRE(p.bag.W.rows() == 3);
   REQUIRE(p.bag.W.cols() == 12);
-  CHECK(p.bag.W.isZero());  // starts with no opinion
-  fill_uniform(p.bag.W, -1, 1, rng);
   DropoutPlan dropout;
   dropout.word = 0.2;
   dropout.seed = 7;
