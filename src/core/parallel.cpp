@@ -178,6 +178,21 @@ Pool& pool() {
   return p;
 }
 
+// Both entry points: tasks 0 .. n-1 on the pool (with `poll`, the caller polls instead of
+// taking task 0), then the lowest-numbered task's exception rethrown.
+void run_tasks(int n, const IndexedTask& fn, const std::function<bool()>* poll) {
+  std::vector<std::exception_ptr> errors(static_cast<std::size_t>(n));
+  // Nested in a task, or the pool busy with another thread's call: the tasks run in turn
+  // here, which gives the same results (no task may depend on which thread runs it).
+  if (t_in_task || !pool().try_run(n, fn, errors, poll)) {
+    run_in_turn(n, fn, errors);
+    if (poll) (*poll)();
+  }
+  for (const std::exception_ptr& e : errors) {
+    if (e) std::rethrow_exception(e);
+  }
+}
+
 }  // namespace
 
 void run_parallel(int n, const std::function<void(int)>& fn) {
@@ -185,25 +200,11 @@ void run_parallel(int n, const std::function<void(int)>& fn) {
     if (n == 1) fn(0);
     return;
   }
-  std::vector<std::exception_ptr> errors(static_cast<std::size_t>(n));
-  // Nested in a task, or the pool busy with another thread's call: the tasks run in turn
-  // here, which gives the same results (no task may depend on which thread runs it).
-  if (t_in_task || !pool().try_run(n, fn, errors)) run_in_turn(n, fn, errors);
-  for (const std::exception_ptr& e : errors) {
-    if (e) std::rethrow_exception(e);
-  }
+  run_tasks(n, fn, nullptr);
 }
 
 void run_parallel_polling(int n, const std::function<void(int)>& fn, const std::function<bool()>& poll) {
-  std::vector<std::exception_ptr> errors(static_cast<std::size_t>(std::max(n, 0)));
-  if (n <= 0) return;
-  if (t_in_task || !pool().try_run(n, fn, errors, &poll)) {
-    run_in_turn(n, fn, errors);
-    poll();
-  }
-  for (const std::exception_ptr& e : errors) {
-    if (e) std::rethrow_exception(e);
-  }
+  if (n > 0) run_tasks(n, fn, &poll);
 }
 
 int resolve_threads(int requested) {

@@ -128,7 +128,7 @@ void han_backward(const HanParams& p, HanCache& c, const Matrix& d_logits, HanPa
 }
 
 BackwardStage backward_stage_of(const std::string& tensor) {
-  if (tensor.rfind("word_gru.", 0) != 0) return tensor == "embedding.table" ? BackwardStage::word_recurrence
+  if (tensor.rfind("word_gru.", 0) != 0) return tensor == kEmbeddingTable ? BackwardStage::word_recurrence
                                                                              : BackwardStage::upper;
   const std::string last = tensor.substr(tensor.rfind('.') + 1);
   return last == "W" || last == "b_ih" ? BackwardStage::word_input_weights : BackwardStage::word_recurrence;

@@ -15,7 +15,7 @@ void for_packed_blocks(Params& grads, const std::vector<std::int32_t>& ids, std:
                        F&& f) {
   std::size_t at = 0;
   Params::fields(grads, [&](const std::string& name, auto& m) {
-    if (name == kEmbeddingTable || !in_gradient_part(name, stage)) return;
+    if (!whole_in_gradient_part(name, stage)) return;
     f(m.reshaped(), at);
     at += static_cast<std::size_t>(m.size());
   });
@@ -32,10 +32,14 @@ bool in_gradient_part(const std::string& tensor, std::optional<BackwardStage> st
   return !stage || backward_stage_of(tensor) == *stage;
 }
 
+bool whole_in_gradient_part(const std::string& tensor, std::optional<BackwardStage> stage) {
+  return tensor != kEmbeddingTable && in_gradient_part(tensor, stage);
+}
+
 std::size_t gradient_buffer_size(const HanParams& grads, std::size_t ids, std::optional<BackwardStage> stage) {
   std::size_t n = 0;
   HanParams::fields(grads, [&](const std::string& name, const Matrix& m) {
-    if (name != kEmbeddingTable && in_gradient_part(name, stage)) n += static_cast<std::size_t>(m.size());
+    if (whole_in_gradient_part(name, stage)) n += static_cast<std::size_t>(m.size());
   });
   return in_gradient_part(kEmbeddingTable, stage) ? n + ids * static_cast<std::size_t>(grads.embedding.table.rows()) : n;
 }

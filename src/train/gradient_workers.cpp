@@ -29,7 +29,7 @@ void for_dense_pairs(HanParams& a, HanParams& b, F&& f, std::optional<BackwardSt
   std::size_t i = 0;
   HanParams::fields(a, [&](const std::string& name, Matrix& m) {
     Matrix* other = bs[i++];
-    if (name != kEmbeddingTable && in_gradient_part(name, stage)) f(m, *other);
+    if (whole_in_gradient_part(name, stage)) f(m, *other);
   });
 }
 

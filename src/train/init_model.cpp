@@ -123,7 +123,7 @@ void start_from_parent(Classifier& model, const Classifier& parent) {
   HanParams::fields(parent.params, [&](const std::string& name, const Matrix& m) { from[name] = &m; });
   HanParams::fields(model.params, [&](const std::string& name, Matrix& m) {
     const Matrix& p = *from.at(name);
-    if (name == "embedding.table") {  // the parent's words first, the new words' columns stay fresh
+    if (name == kEmbeddingTable) {  // the parent's words first, the new words' columns stay fresh
       HAN_ASSERT(p.rows() == m.rows() && p.cols() <= m.cols());
       m.leftCols(p.cols()) = p;
     } else if (name.rfind("bag.", 0) == 0) {  // word columns, like the embeddings; per label, like the output

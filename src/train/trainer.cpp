@@ -169,7 +169,7 @@ TrainingRun::TrainingRun(const Config& cfg, const Corpus& corpus, const TrainOpt
 
 std::vector<ParamRef> TrainingRun::trained_refs() {
   std::vector<ParamRef> refs = zip_params(model_.params, workers_.grads());
-  const auto is_embedding = [](const ParamRef& r) { return r.name == "embedding.table"; };
+  const auto is_embedding = [](const ParamRef& r) { return r.name == kEmbeddingTable; };
   if (!train_embeddings_) refs.erase(std::remove_if(refs.begin(), refs.end(), is_embedding), refs.end());
   // Empty tensors (the bag term when off) have nothing to train or checkpoint.
   refs.erase(std::remove_if(refs.begin(), refs.end(), [](const ParamRef& r) { return r.value->size() == 0; }), refs.end());

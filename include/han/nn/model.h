@@ -56,6 +56,10 @@ HanParams han_init(const ModelConfig& cfg, Index vocab_size, Index classes, Rng&
 // (a model file is checked against it before its config is trusted).
 double han_parameter_count(const ModelConfig& cfg, Index vocab_size, Index classes);
 
+// The embedding table's name in HanParams::fields: the one tensor trained and sent column
+// by column (only the batch's words' columns change).
+inline constexpr const char* kEmbeddingTable = "embedding.table";
+
 // Everything forward keeps for backward (and for explanations).
 struct HanCache {
   std::vector<std::int32_t> token_ids;         // (T) real tokens, sentence by sentence

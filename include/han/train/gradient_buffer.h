@@ -14,10 +14,11 @@
 
 namespace han {
 
-// The tensor sent column by column (the others go whole).
-inline constexpr const char* kEmbeddingTable = "embedding.table";
 // Whether the tensor belongs to the stage's part (every tensor does without a stage).
 bool in_gradient_part(const std::string& tensor, std::optional<BackwardStage> stage);
+// A tensor of the part that goes whole: every one but the embedding table (nn/model.h),
+// which goes column by column.
+bool whole_in_gradient_part(const std::string& tensor, std::optional<BackwardStage> stage);
 
 std::size_t gradient_buffer_size(const HanParams& grads, std::size_t ids,
                                  std::optional<BackwardStage> stage = std::nullopt);
