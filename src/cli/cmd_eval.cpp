@@ -147,7 +147,7 @@ void run_eval(EvalArgs& a) {
   ExtraLabels extra;
   LabelOptions options = label_options(c.config, true);
   options.encoding = parse_enum<TextEncoding>(a.encoding, "--encoding");
-  const Documents docs = encode_file(a.data, format, options, c.tokenizer(), c.vocab, c.labels, &extra);
+  const Documents docs = encode_file(a.data, format, options, c.tokenizer(), c.caps(), c.vocab, c.labels, &extra);
   if (docs.empty()) throw han::Error(a.data + ": no documents to evaluate");
   spdlog::debug("{} documents read, tokenized and encoded in {:.2f} s", docs.size(), seconds_since(read_start));
   const auto start = std::chrono::steady_clock::now();  // the predictor's set-up counts as prediction

@@ -24,6 +24,7 @@
 #include "han/text/data_format.h"
 #include "han/text/dataset.h"
 #include "han/text/encoding.h"
+#include "han/text/reading.h"
 #include "logging.h"
 #include "option_values.h"
 #include "predict_output.h"
@@ -75,6 +76,7 @@ class Runner {
       item.words = tokenizer_.tokenize(text);
     }
     item.doc = encode_words(item.words, c_.vocab);
+    cut_to_caps(item.words, item.spans, c_.caps());  // the words shown are those the HAN reads
     queue(std::move(item));
   }
 
@@ -117,6 +119,7 @@ class Runner {
 
   void answer(std::vector<PredictItem>& batch) {
     Documents docs(c_.vocab.size());
+    docs.set_caps(c_.caps());
     for (PredictItem& it : batch)
       if (it.error.empty()) docs.push_back(it.doc);
     std::vector<Explanation> explanations;

@@ -12,6 +12,7 @@
 #include "han/infer/abstention.h"
 #include "han/serve/request.h"
 #include "han/text/encoding.h"
+#include "han/text/reading.h"
 #include "predict_output.h"
 
 namespace han::cli {
@@ -100,6 +101,7 @@ void answer_texts(ServeState& state, const httplib::Request& req, httplib::Respo
       items[i].words = m.tokenizer.tokenize(r.texts[i]);
     }
     job.docs.push_back(encode_words(items[i].words, m.classifier.vocab));
+    cut_to_caps(items[i].words, items[i].spans, m.classifier.caps());  // the words shown are those the HAN reads
   }
   arrival.answer(job);
   std::string body = r.single ? "" : "{\"predictions\":[";

@@ -154,6 +154,11 @@ void visit_fields(ModelConfig& c, V& v) {
              "documents",
              {false, "1"}},
             c.linear_ngrams, 2, IntRange{1, 2});
+  v.enumeration({"linear_text",
+                 "what the linear member reads: whole = the whole document; caps = only the words within "
+                 "tokenizer.max_sentences and max_words (what the HAN reads)",
+                 {false, "\"caps\""}},
+                c.linear_text, LinearText::whole);
   v.real({"linear_c",
           "the linear member's inverse regularisation C (LIBLINEAR); auto: chosen on dev from 1, 4, 16, ... 1024, "
           "or 16 without a dev set",

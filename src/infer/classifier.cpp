@@ -8,10 +8,13 @@
 #include "han/infer/model_file.h"
 #include "han/nn/word_pairs.h"
 #include "han/nn/parameters.h"
+#include "han/text/reading.h"
 
 namespace han {
 
-Tokenizer Classifier::tokenizer() const { return Tokenizer(tokenizer_options(config.tokenizer)); }
+Tokenizer Classifier::tokenizer() const { return Tokenizer(reading_options(config)); }
+
+Caps Classifier::caps() const { return document_caps(config.tokenizer); }
 
 namespace {
 
@@ -140,6 +143,7 @@ LinearMemberParams take_linear_member(std::vector<NamedTensor>& tensors, const C
   LinearMemberParams shape{Matrix(outputs, features), Matrix(outputs, 1), Matrix(features, 1), Matrix(2, 0)};
   LinearMemberParams p = take_tensors(tensors, std::move(shape), kLinearPrefix, path, matched);
   p.pairs = std::move(pairs);
+  p.text = c.config.model.linear_text;
   return p;
 }
 

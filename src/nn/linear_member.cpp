@@ -25,8 +25,8 @@ namespace {
 
 // Appends the feature ids of document d: its words, then the pairs of `pairs` it holds
 // (each pair at V + its column).
-void append_features(const DocumentView& d, const Matrix& pairs, Index words, std::vector<std::int32_t>& out) {
-  for (const WordIds sentence : d.sentences) {
+void append_features(const SentenceList& sentences, const Matrix& pairs, Index words, std::vector<std::int32_t>& out) {
+  for (const WordIds sentence : sentences) {
     out.insert(out.end(), sentence.begin(), sentence.end());
     if (pairs.cols() == 0) continue;
     for (std::size_t w = 1; w < sentence.size(); ++w) {
@@ -38,14 +38,17 @@ void append_features(const DocumentView& d, const Matrix& pairs, Index words, st
 
 }  // namespace
 
-Matrix linear_member_pairs(const Documents& train, Index outputs, int ngrams) {
+Matrix linear_member_pairs(const Documents& train, Index outputs, int ngrams, LinearText text) {
   if (ngrams < 2) return Matrix(2, 0);
-  return count_word_pairs(train, std::min(kMaxWordPairs, kMaxLinearWeights / static_cast<std::size_t>(std::max<Index>(outputs, 1))));
+  return count_word_pairs(train, std::min(kMaxWordPairs, kMaxLinearWeights / static_cast<std::size_t>(std::max<Index>(outputs, 1))),
+                          text);
 }
 
-LinearMemberParams linear_member_init(const Documents& train, Index vocab_size, Index outputs, Matrix pairs) {
+LinearMemberParams linear_member_init(const Documents& train, Index vocab_size, Index outputs, Matrix pairs,
+                                      LinearText text) {
   LinearMemberParams p;
   p.pairs = std::move(pairs);
+  p.text = text;
   const Index features = vocab_size + p.pairs.cols();
   p.W = Matrix::Zero(outputs, features);
   p.b = Matrix::Zero(outputs, 1);
@@ -53,7 +56,7 @@ LinearMemberParams linear_member_init(const Documents& train, Index vocab_size, 
   std::vector<std::int32_t> seen;
   for (const DocumentView d : train) {
     seen.clear();
-    append_features(d, p.pairs, vocab_size, seen);
+    append_features(member_sentences(d, p.text), p.pairs, vocab_size, seen);
     std::sort(seen.begin(), seen.end());
     seen.erase(std::unique(seen.begin(), seen.end()), seen.end());
     for (std::int32_t id : seen) {
@@ -85,7 +88,7 @@ BagFeatures linear_member_features(const LinearMemberParams& p, const Documents&
     HAN_ASSERT(i >= 0 && static_cast<std::size_t>(i) < docs.size());
     const DocumentView d = docs[static_cast<std::size_t>(i)];
     const std::size_t before = tokens.size();
-    append_features(d, p.pairs, p.words(), tokens);
+    append_features(member_sentences(d, p.text), p.pairs, p.words(), tokens);
     doc_tokens.push_back(static_cast<Index>(tokens.size() - before));
   }
   return bag_features(tokens, doc_tokens, p.idf.data());

@@ -14,9 +14,9 @@ std::uint64_t pair_key(std::int32_t first, std::int32_t second) {
 }
 
 // The distinct pairs of one document, as keys.
-void document_pairs(const DocumentView& d, std::vector<std::uint64_t>& keys) {
+void document_pairs(const SentenceList& sentences, std::vector<std::uint64_t>& keys) {
   keys.clear();
-  for (const WordIds sentence : d.sentences)
+  for (const WordIds sentence : sentences)
     for (std::size_t w = 1; w < sentence.size(); ++w) keys.push_back(pair_key(sentence[w - 1], sentence[w]));
   std::sort(keys.begin(), keys.end());
   keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
@@ -24,11 +24,11 @@ void document_pairs(const DocumentView& d, std::vector<std::uint64_t>& keys) {
 
 }  // namespace
 
-Matrix count_word_pairs(const Documents& train, std::size_t max_pairs) {
+Matrix count_word_pairs(const Documents& train, std::size_t max_pairs, LinearText text) {
   std::unordered_map<std::uint64_t, std::uint32_t> documents_holding;
   std::vector<std::uint64_t> keys;
   for (const DocumentView d : train) {
-    document_pairs(d, keys);
+    document_pairs(member_sentences(d, text), keys);
     for (std::uint64_t k : keys) ++documents_holding[k];
   }
   std::vector<std::pair<std::uint32_t, std::uint64_t>> kept;  // (documents, key)

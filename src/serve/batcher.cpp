@@ -154,6 +154,7 @@ Batcher::Pass Batcher::take() {
 
 void Batcher::forward(const Pass& pass) {
   Documents docs(pass.model->classifier.vocab.size());
+  docs.set_caps(pass.model->classifier.caps());
   bool explain = false;
   for (std::size_t b = 0; b < pass.jobs.size(); ++b) {
     const auto [first, count] = pass.parts[b];

@@ -15,6 +15,7 @@
 #include "han/text/caps.h"
 #include "han/text/class_weights.h"
 #include "han/text/encoding.h"
+#include "han/text/reading.h"
 #include "han/text/token_cache.h"
 #include "han/text/training_text.h"
 #include "han/core/json_text.h"
@@ -35,8 +36,8 @@ Documents read_split(const std::string& path, const char* split, const Config& c
   spdlog::debug("reading {} data from {}", split, path);
   const auto start = Clock::now();
   // The labels are the run's (with trainer.init: those it trains, not necessarily its parent's).
-  Documents docs = encode_file(path, cfg.data.format, label_options(cfg, true), tokenizer, vocab, labels, nullptr,
-                               "the run's");
+  Documents docs = encode_file(path, cfg.data.format, label_options(cfg, true), tokenizer, document_caps(cfg.tokenizer),
+                               vocab, labels, nullptr, "the run's");
   spdlog::debug("{} data: {} documents read and encoded in {:.2f} s", split, docs.size(), seconds_since(start));
   return docs;
 }
@@ -99,14 +100,15 @@ CapChoice caps_for(const TrainingText& train, const TokenizerConfig& tokenizer) 
   return caps;
 }
 
-// Reads data.train once, tokenized without caps when they are to be chosen from it.
+// Reads data.train once, tokenized without caps when they are to be chosen from it or the
+// linear member reads the whole text.
 TrainingText read_train(const Config& cfg) {
-  TokenizerConfig tokenizer = cfg.tokenizer;
-  if (tokenizer.max_sentences == kAutoCap || tokenizer.max_words == kAutoCap) tokenizer.max_sentences = tokenizer.max_words = 0;
+  TokenizerOptions options = reading_options(cfg);
+  if (cfg.tokenizer.max_sentences == kAutoCap || cfg.tokenizer.max_words == kAutoCap) options.max_sentences = options.max_words = 0;
   spdlog::debug("reading train data from {}", cfg.data.train);
   const auto start = Clock::now();
   TrainingText text = read_training_text(cfg.data.train, cfg.data.format, label_options(cfg, true),
-                                         Tokenizer(tokenizer_options(tokenizer)));
+                                         Tokenizer(options));
   spdlog::debug("train data: {} documents read and tokenized in {:.2f} s", text.documents(), seconds_since(start));
   if (text.documents() == 0) throw Error(cfg.data.train + ": the training set is empty");
   return text;
@@ -121,10 +123,13 @@ int min_count_for(const VocabBuilder& words, const TokenizerConfig& tokenizer) {
   return choice.min_count;
 }
 
-// The vocabulary of the words kept by the caps (see load_corpus); sets corpus.min_count and
-// corpus.train_distinct_words (how many distinct words the caps keep).
-Vocab training_vocab(const TrainingText& text, Corpus& corpus, const TokenizerConfig& cfg) {
-  const std::vector<std::int64_t> counts = kept_counts(text, corpus.max_sentences, corpus.max_words);
+// The vocabulary of the words the model reads: all of them when the linear member reads
+// the whole text, else those kept by the caps (see load_corpus). Sets corpus.min_count and
+// corpus.train_distinct_words (how many distinct words that is).
+Vocab training_vocab(const TrainingText& text, Corpus& corpus, const Config& given) {
+  const TokenizerConfig& cfg = given.tokenizer;
+  const Caps kept = reads_whole_text(given.model) ? Caps{} : Caps{corpus.max_sentences, corpus.max_words};
+  const std::vector<std::int64_t> counts = kept_counts(text, kept.sentences, kept.words);
   VocabBuilder builder;
   for (std::size_t i = 0; i < counts.size(); ++i)
     if (counts[i] > 0) builder.add(text.words[i], counts[i]);
@@ -154,7 +159,7 @@ Corpus read_corpus(const Config& given, const std::vector<std::string>& vector_w
     const CapChoice caps = caps_for(train, given.tokenizer);
     corpus.max_sentences = caps.max_sentences;
     corpus.max_words = caps.max_words;
-    corpus.vocab = training_vocab(train, corpus, given.tokenizer);
+    corpus.vocab = training_vocab(train, corpus, given);
     const std::size_t from_train = corpus.vocab.size();
     if (!vector_words.empty()) {
       corpus.vocab = with_vector_words(corpus.vocab, vector_words, given.tokenizer.max_vocab);
@@ -164,10 +169,12 @@ Corpus read_corpus(const Config& given, const std::vector<std::string>& vector_w
     if (base) adopt_base(corpus, *base, given.tokenizer.max_vocab);
     if (corpus.labels != train.labels) renumber_labels(train, corpus.labels);
     const std::vector<std::int32_t> ids = vocab_ids(train, corpus.vocab);
-    corpus.train = to_documents(std::move(train), corpus.max_sentences, corpus.max_words, ids, corpus.vocab.size());
+    const Caps han_caps{corpus.max_sentences, corpus.max_words};
+    corpus.train = to_documents(std::move(train), reads_whole_text(given.model) ? Caps{} : han_caps, ids, corpus.vocab.size());
+    corpus.train.set_caps(han_caps);
   }  // the provisional ids are freed before dev and test are read
   const Config cfg = with_corpus_tokenizer(given, corpus);
-  const Tokenizer tokenizer(tokenizer_options(cfg.tokenizer));
+  const Tokenizer tokenizer(reading_options(cfg));
   for (auto [path, docs, split] : {std::tuple{&cfg.data.dev, &corpus.dev, "dev"}, {&cfg.data.test, &corpus.test, "test"}}) {
     if (path->empty()) continue;
     *docs = read_split(*path, split, cfg, tokenizer, corpus.vocab, corpus.labels);

@@ -6,7 +6,7 @@
 
 namespace han {
 
-WordIds SentenceList::operator[](std::size_t s) const { return docs_->sentence(first_ + s); }
+WordIds SentenceList::operator[](std::size_t s) const { return docs_->sentence(first_ + s, max_words_); }
 
 std::vector<std::vector<std::int32_t>> SentenceList::ids() const {
   std::vector<std::vector<std::int32_t>> out;
@@ -44,7 +44,8 @@ Documents::Documents(const Documents& o)
       mapping_(o.mapping_),
       words_(o.words_),
       answers_(o.answers_),
-      shapes_(o.shapes_) {
+      shapes_(o.shapes_),
+      caps_(o.caps_) {
   if (!mapping_) point_at_owned();
 }
 
@@ -134,27 +135,42 @@ void Documents::truncate(std::size_t n) {
   point_at_owned();
 }
 
-WordIds Documents::sentence(std::uint64_t s) const {
+WordIds Documents::sentence(std::uint64_t s, std::uint64_t max_words) const {
   const std::uint64_t begin = words_.sentence_starts[s], end = words_.sentence_starts[s + 1];
+  const std::uint64_t n = max_words > 0 ? std::min(end - begin, max_words) : end - begin;
   const std::size_t width = words_.narrow ? sizeof(std::uint16_t) : sizeof(std::int32_t);
-  return WordIds(static_cast<const char*>(words_.words) + begin * width, static_cast<std::size_t>(end - begin),
-                 words_.narrow);
+  return WordIds(static_cast<const char*>(words_.words) + begin * width, static_cast<std::size_t>(n), words_.narrow);
+}
+
+// The end of document i's sentences within the caps.
+std::uint64_t Documents::capped_end(std::size_t i) const {
+  const std::uint64_t first = words_.document_starts[i], end = words_.document_starts[i + 1];
+  return caps_.sentences > 0 ? std::min(end, first + static_cast<std::uint64_t>(caps_.sentences)) : end;
 }
 
 DocumentView Documents::operator[](std::size_t i) const {
   const std::uint64_t* sets = answers_.label_set_starts.data();
+  const std::uint64_t first = words_.document_starts[i];
   return DocumentView{answers_.labels[i],
                       IdRange{answers_.label_set_ids.data() + sets[i], static_cast<std::size_t>(sets[i + 1] - sets[i])},
                       answers_.targets[i], answers_.weights[i],
-                      SentenceList(this, words_.document_starts[i], words_.document_starts[i + 1])};
+                      SentenceList(this, first, capped_end(i), static_cast<std::uint64_t>(caps_.words)),
+                      SentenceList(this, first, words_.document_starts[i + 1])};
+}
+
+void Documents::set_caps(Caps caps) {
+  HAN_ASSERT(caps.sentences >= 0 && caps.words >= 0);
+  caps_ = caps;
+  for (std::size_t i = 0; i < shapes_.size(); ++i) shapes_[i] = measure(i);
 }
 
 DocumentShape Documents::measure(std::size_t i) const {
   DocumentShape d;
-  const std::uint64_t first = words_.document_starts[i], end = words_.document_starts[i + 1];
+  const std::uint64_t first = words_.document_starts[i], end = capped_end(i);
   d.sentences = static_cast<std::uint32_t>(end - first);
   for (std::uint64_t s = first; s < end; ++s) {
-    const std::uint64_t n = words_.sentence_starts[s + 1] - words_.sentence_starts[s];
+    std::uint64_t n = words_.sentence_starts[s + 1] - words_.sentence_starts[s];
+    if (caps_.words > 0) n = std::min(n, static_cast<std::uint64_t>(caps_.words));
     d.longest = std::max(d.longest, static_cast<std::uint32_t>(n));
     d.tokens += n;
   }

@@ -121,19 +121,21 @@ Document encode(const Example& example, const Tokenizer& tokenizer, const Vocab&
   return encoded(example, tokenizer, vocab, LabelIndex(labels), allow_unknown_labels);
 }
 
-Documents encode_all(const std::vector<Example>& examples, const Tokenizer& tokenizer, const Vocab& vocab,
+Documents encode_all(const std::vector<Example>& examples, const Tokenizer& tokenizer, Caps caps, const Vocab& vocab,
                      const std::vector<std::string>& labels) {
   const LabelIndex index(labels);
   Documents docs(vocab.size());
+  docs.set_caps(caps);
   for (const Example& ex : examples) docs.push_back(encoded(ex, tokenizer, vocab, index, false));
   return docs;
 }
 
 Documents encode_file(const std::string& path, DataFormat format, const LabelOptions& options,
-                      const Tokenizer& tokenizer, const Vocab& vocab, const std::vector<std::string>& labels,
+                      const Tokenizer& tokenizer, Caps caps, const Vocab& vocab, const std::vector<std::string>& labels,
                       ExtraLabels* extra, const std::string& owner) {
   const LabelIndex index(labels, owner);
   Documents docs(vocab.size());
+  docs.set_caps(caps);
   visit_examples(path, format, options,
                  [&](Example&& ex) { docs.push_back(encoded(ex, tokenizer, vocab, index, false, extra)); });
   return docs;

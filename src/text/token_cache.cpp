@@ -15,6 +15,7 @@
 #include "han/core/io.h"
 #include "han/core/json_text.h"
 #include "han/core/mapped_file.h"
+#include "han/text/reading.h"
 
 namespace han {
 namespace {
@@ -105,7 +106,8 @@ std::uint64_t corpus_fingerprint(const Config& cfg, const std::vector<std::strin
                {"task", to_string(cfg.model.task)},
                {"label_separator", cfg.data.label_separator},
                {"target_key", cfg.data.target_key},
-               {"vector_words", words_hash(vector_words)}};
+               {"vector_words", words_hash(vector_words)},
+               {"whole_text", reads_whole_text(cfg.model)}};
   if (base) what["base"] = {words_hash(base->words), words_hash(base->labels), base->extend_vocab};
   for (const auto& [key, path] : {std::pair{"data.train", &cfg.data.train}, {"data.dev", &cfg.data.dev}, {"data.test", &cfg.data.test}}) {
     if (path->empty()) continue;
@@ -314,6 +316,7 @@ Corpus corpus_from(const json& header, std::string_view data, const std::shared_
   corpus.train = read_split(splits.at("train"), data, corpus, file);
   corpus.dev = read_split(splits.at("dev"), data, corpus, file);
   corpus.test = read_split(splits.at("test"), data, corpus, file);
+  for (Documents* docs : {&corpus.train, &corpus.dev, &corpus.test}) docs->set_caps({corpus.max_sentences, corpus.max_words});
   corpus.cache_file = file;
   // The checks read every page; a rank of a distributed run then touches only its share.
   file->release_pages();

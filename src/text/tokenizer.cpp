@@ -226,13 +226,14 @@ class Scanner {
         unicode_(o.version >= 2),
         sentence_rules_(o.version >= 3),
         max_sentences_(o.max_sentences > 0 ? static_cast<std::size_t>(o.max_sentences) : kNone),
-        max_words_(o.max_words > 0 ? static_cast<std::size_t>(o.max_words) : kNone) {}
+        max_words_(o.max_words > 0 ? static_cast<std::size_t>(o.max_words) : kNone),
+        max_tokens_(o.max_tokens > 0 ? static_cast<std::size_t>(o.max_tokens) : kNone) {}
 
   TokenizedText run() {
     std::size_t i = 0;
     while (i < n_ && !done_) {
       // (A sentence that ends after closing quotes reads them first, even when full.)
-      if (sentence_.size() >= max_words_ && !end_pending_) {
+      if (sentence_.size() >= room() && !end_pending_) {
         flush_word();  // dropped: the sentence is full
         const std::size_t from = i;
         i = skip_to_possible_sentence_end(i);
@@ -631,7 +632,7 @@ class Scanner {
 
   void close_cluster() {
     if (cluster_text_.empty()) return;
-    if (sentence_.size() < max_words_) {
+    if (sentence_.size() < room()) {
       sentence_.push_back(cluster_text_);
       if constexpr (kSpans) push_span(cluster_begin_, cluster_end_);
     } else {
@@ -646,7 +647,7 @@ class Scanner {
       word_[sigma_at_ + 1] = '\x82';  // σ (CF 83) -> ς (CF 82)
       sigma_at_ = kNone;
     }
-    if (sentence_.size() < max_words_) {
+    if (sentence_.size() < room()) {
       sentence_.push_back(word_);
       if constexpr (kSpans) push_span(word_begin_, word_end_);
     } else {
@@ -657,7 +658,7 @@ class Scanner {
 
   void push_token(char32_t cp) {
     flush_word();
-    if (sentence_.size() < max_words_) {
+    if (sentence_.size() < room()) {
       if (cp < 0x80) {
         sentence_.emplace_back(1, static_cast<char>(cp));
       } else {
@@ -679,7 +680,7 @@ class Scanner {
     sentence_spans_.push_back({begin, end});
   }
 
-  // Closes the current sentence; done_ once max_sentences is reached.
+  // Closes the current sentence; done_ once max_sentences or max_tokens is reached.
   void end_sentence() {
     end_pending_ = false;
     flush_word();
@@ -693,12 +694,16 @@ class Scanner {
       sentence_spans_.clear();
     }
     sentence_cut_ = false;
+    emitted_ += sentence_.size();
     // One exact-size allocation per sentence; the buffer keeps its capacity.
     out_.emplace_back(std::make_move_iterator(sentence_.begin()),
                       std::make_move_iterator(sentence_.end()));
     sentence_.clear();
-    done_ = out_.size() >= max_sentences_;
+    done_ = out_.size() >= max_sentences_ || emitted_ >= max_tokens_;
   }
+
+  // How many words the open sentence may hold: max_words, and what max_tokens leaves.
+  std::size_t room() const { return max_tokens_ == kNone ? max_words_ : std::min(max_words_, max_tokens_ - emitted_); }
 
   TextSpans* spans_;  // null: no spans (the fast path)
   const unsigned char* s_;
@@ -709,6 +714,8 @@ class Scanner {
   bool sentence_rules_;  // version 3: abbreviations, initials, ellipses, closing quotes
   std::size_t max_sentences_;
   std::size_t max_words_;
+  std::size_t max_tokens_;
+  std::size_t emitted_ = 0;  // tokens in the closed sentences
   bool done_ = false;
   TokenizedText out_;
   Sentence sentence_;

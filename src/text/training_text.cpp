@@ -115,8 +115,9 @@ std::vector<std::int64_t> kept_counts(const TrainingText& text, int max_sentence
   return counts;
 }
 
-Documents to_documents(TrainingText&& text, int max_sentences, int max_words, const std::vector<std::int32_t>& to_vocab,
+Documents to_documents(TrainingText&& text, Caps kept, const std::vector<std::int32_t>& to_vocab,
                        std::size_t vocab_size) {
+  const int max_sentences = kept.sentences, max_words = kept.words;
   Documents docs(vocab_size);
   std::uint64_t words = 0, sentences = 0;
   for_each_kept(

@@ -169,8 +169,9 @@ namespace {
 
 // Where SGD starts for a member continued from `from`: its pairs, weights and idf, with
 // zeros and this data's idf for the words appended to the vocabulary since.
-LinearMemberParams continued_member(const LinearMemberParams& from, const Documents& train, Index vocab_size) {
-  LinearMemberParams p = linear_member_init(train, vocab_size, from.W.rows(), from.pairs);
+LinearMemberParams continued_member(const LinearMemberParams& from, const Documents& train, Index vocab_size,
+                                    LinearText text) {
+  LinearMemberParams p = linear_member_init(train, vocab_size, from.W.rows(), from.pairs, text);
   const Index old_words = from.words(), pairs = from.pairs.cols();
   HAN_ASSERT(old_words <= vocab_size);
   p.W.leftCols(old_words) = from.W.leftCols(old_words);
@@ -195,10 +196,11 @@ LinearMemberResult train_linear_member(const Config& cfg, const Corpus& corpus, 
   const Index outputs = head_outputs(head.task, corpus.labels.size());
   LinearMemberResult r;
   if (from) {
-    r = train_by_sgd(cfg, corpus, head, continued_member(*from, corpus.train, vocab_size));
+    r = train_by_sgd(cfg, corpus, head, continued_member(*from, corpus.train, vocab_size, cfg.model.linear_text));
   } else {
-    LinearMemberParams p = linear_member_init(
-        corpus.train, vocab_size, outputs, linear_member_pairs(corpus.train, outputs, cfg.model.linear_ngrams));
+    const LinearText text = cfg.model.linear_text;
+    LinearMemberParams p = linear_member_init(corpus.train, vocab_size, outputs,
+                                              linear_member_pairs(corpus.train, outputs, cfg.model.linear_ngrams, text), text);
     if (head.task == Task::multilabel) start_at_label_rates(p.b, label_rates(corpus));
     if (equal_weights(corpus.train)) {
       r = fit_linear_member(cfg, corpus, head, std::move(p));

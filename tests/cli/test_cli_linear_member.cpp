@@ -176,3 +176,68 @@ TEST_CASE("a run folder from before the member was the default resumes without o
   CHECK(han::load_classifier(dir.file("cut/model.han")).linear_member() == nullptr);
   CHECK(slurp(dir.file("cut/model.han")) == slurp(dir.file("whole/model.han")));
 }
+
+namespace {
+
+// Documents whose label shows only in their third sentence ("alpha" or "beta"), after two
+// sentences of filler words that both labels share.
+std::string cue_after_caps_data(int documents, unsigned seed) {
+  const std::vector<std::string> filler = {"the", "a", "house", "tree", "river", "stone", "cloud", "road", "lamp", "door"};
+  std::string out;
+  for (int i = 0; i < documents; ++i) {
+    const bool alpha = (i + seed) % 2 == 0;
+    std::string text;
+    for (int s = 0; s < 2; ++s) {
+      for (int w = 0; w < 6; ++w) text += filler[(i * 7 + s * 3 + w * (seed + 5)) % filler.size()] + " ";
+      text += ". ";
+    }
+    text += std::string(alpha ? "alpha" : "beta") + " sits here .";
+    out += json{{"label", alpha ? "a" : "b"}, {"text", text}}.dump() + "\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("model.linear_text: the linear member reads the whole document, the HAN only its caps",
+          "[cli][linear_member][caps]") {
+  const TempDir dir;
+  write(dir.file("train.jsonl"), cue_after_caps_data(300, 1));
+  write(dir.file("dev.jsonl"), cue_after_caps_data(60, 2));
+  write(dir.file("test.jsonl"), cue_after_caps_data(60, 3));
+  const std::string args = "train --set data.train=" + dir.file("train.jsonl") + " --set data.dev=" + dir.file("dev.jsonl") +
+                           " --set data.test=" + dir.file("test.jsonl") +
+                           " --set tokenizer.max_sentences=2 --set tokenizer.max_words=20 --set trainer.epochs=1" +
+                           " --set model.linear_weight=1" + kTinyModel + " --quiet --output ";
+  const RunResult whole = run(han_cmd(args + dir.file("whole")));
+  INFO(whole.err);
+  REQUIRE(whole.exit_code == 0);
+  CHECK(json::parse(whole.out)["test"]["accuracy"].get<double>() > 0.95);
+  const han::Classifier model = han::load_classifier(dir.file("whole/model.han"));
+  CHECK(model.config.model.linear_text == han::LinearText::whole);
+  CHECK(model.vocab.id("alpha") != han::Vocab::kUnk);  // past the caps, yet in the vocabulary
+
+  // Read within the caps, the member never sees the cue.
+  const RunResult caps = run(han_cmd(args + dir.file("caps") + " --set model.linear_text=caps"));
+  INFO(caps.err);
+  REQUIRE(caps.exit_code == 0);
+  CHECK(json::parse(caps.out)["test"]["accuracy"].get<double>() < 0.7);
+
+  // Predict reads the whole text for the member; --explain shows what the HAN read.
+  const std::string doc = "the house by the river stands . a road and a lamp . alpha sits here .\n";
+  const RunResult predicted = run(han_cmd("predict --format json --explain --model " + dir.file("whole")), doc);
+  INFO(predicted.err);
+  REQUIRE(predicted.exit_code == 0);
+  const json row = json::parse(predicted.out);
+  CHECK(row["label"] == "a");
+  CHECK(row["attention"]["sentences"].size() == 2);
+  CHECK(row["attention"]["truncated"] == true);
+  CHECK(run(han_cmd("eval --model " + dir.file("whole") + " --data " + dir.file("test.jsonl"))).out.find("accuracy 1.0000") !=
+        std::string::npos);
+
+  // Files from before the setting have no key, and their member read within the caps: a
+  // member that reads the caps is written as they were.
+  CHECK(han::load_model_file(dir.file("whole/model.han")).header["config"]["model"]["linear_text"] == "whole");
+  CHECK_FALSE(han::load_model_file(dir.file("caps/model.han")).header["config"]["model"].contains("linear_text"));
+  CHECK(han::load_classifier(dir.file("caps/model.han")).config.model.linear_text == han::LinearText::caps);
+}

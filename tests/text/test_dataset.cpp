@@ -235,7 +235,7 @@ TEST_CASE("dataset: collect_labels, encode and unknown labels", "[dataset]") {
 
   const han::Vocab vocab = han::Vocab::from_words({"<pad>", "<unk>", "good", ".", "bad", "!"});
   const han::Tokenizer tokenizer;
-  const auto docs = han::encode_all(xs, tokenizer, vocab, labels);
+  const auto docs = han::encode_all(xs, tokenizer, {}, vocab, labels);
   REQUIRE(docs.size() == 4);
   CHECK(docs[0].label == 1);
   CHECK(docs[0].sentences.ids() == std::vector<std::vector<std::int32_t>>{{2, 3}, {1, 2, 5}});
@@ -250,7 +250,7 @@ TEST_CASE("dataset: collect_labels, encode and unknown labels", "[dataset]") {
   const Example other = example("maybe", true, "good", "dev.jsonl:9");
   CHECK_THROWS_WITH(han::encode(other, tokenizer, vocab, labels),
                     "dev.jsonl:9: label \"maybe\" is not one of the model's 2 labels (\"neg\", \"pos\")");
-  CHECK_THROWS_AS(han::encode_all({other}, tokenizer, vocab, labels), han::Error);
+  CHECK_THROWS_AS(han::encode_all({other}, tokenizer, {}, vocab, labels), han::Error);
   const han::Document d = han::encode(other, tokenizer, vocab, labels, true);
   CHECK(d.label == -1);
   CHECK(d.sentences == std::vector<std::vector<std::int32_t>>{{2}});

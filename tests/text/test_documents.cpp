@@ -71,6 +71,33 @@ TEST_CASE("documents: truncate keeps the first ones whole", "[documents]") {
   CHECK(list[7].sentences.ids() == docs[12].sentences);
 }
 
+TEST_CASE("documents: caps shape the view the HAN reads and its shapes, whole sees every word", "[documents]") {
+  std::vector<Document> docs(2);
+  docs[0].sentences = {{2, 3, 4, 5}, {6}, {7, 8, 9}};
+  docs[1].sentences = {{10, 11}};
+  Documents list(docs);
+  list.set_caps({2, 3});
+  CHECK(list.caps() == Caps{2, 3});
+  CHECK(list[0].sentences.ids() == std::vector<std::vector<std::int32_t>>{{2, 3, 4}, {6}});
+  CHECK(list[0].whole.ids() == docs[0].sentences);
+  CHECK(list[0].tokens() == 4);
+  CHECK(list.shape(0).sentences == 2);
+  CHECK(list.shape(0).longest == 3);
+  CHECK(list.shape(0).tokens == 4);
+  CHECK(list[1].sentences.ids() == docs[1].sentences);  // within the caps: as it is
+  CHECK(list.total_tokens() == 10);  // every word is still held
+  // Documents appended later are measured within the caps; a copy keeps them.
+  list.push_back(docs[0]);
+  CHECK(list.shape(2).tokens == 4);
+  const Documents copy = list;
+  CHECK(copy[2].sentences.ids() == list[2].sentences.ids());
+  // Lifting the caps measures the whole documents again.
+  list.set_caps({});
+  CHECK(list[0].sentences.ids() == docs[0].sentences);
+  CHECK(list.shape(0).tokens == 8);
+  CHECK(list.shape(0).longest == 4);
+}
+
 TEST_CASE("documents: memory is about the ids' width per token plus 8 bytes per sentence", "[documents]") {
   std::vector<Document> docs(1000);
   for (Document& d : docs) d.sentences.assign(10, std::vector<std::int32_t>(20, 7));  // 200 tokens

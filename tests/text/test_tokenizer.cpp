@@ -225,6 +225,22 @@ TEST_CASE("tokenizer: caps on sentences and words", "[tokenizer]") {
   CHECK(tok("\n\n\na\n\n\nb\n\nc", true, 2, 0) == TokenizedText{{"a"}, {"b"}});
 }
 
+TEST_CASE("tokenizer: max_tokens ends the document after that many words, mid-sentence too", "[tokenizer]") {
+  TokenizerOptions o;
+  o.max_tokens = 5;
+  const Tokenizer tok(o);
+  CHECK(tok.tokenize("a b c. d e f. g h i.") == TokenizedText{{"a", "b", "c", "."}, {"d"}});
+  CHECK(tok.tokenize("a b c d e f g h i") == TokenizedText{{"a", "b", "c", "d", "e"}});
+  CHECK(tok.tokenize("a b. c d.") == TokenizedText{{"a", "b", "."}, {"c", "d"}});
+  TextSpans spans;
+  tok.tokenize("a b c. d e f. g h i.", spans);
+  CHECK(spans.truncated);
+  CHECK(spans.cut == std::vector<bool>{false, true});
+  // With max_words, whichever leaves less room decides.
+  o.max_words = 2;
+  CHECK(Tokenizer(o).tokenize("a b c. d e f. g h i. j k") == TokenizedText{{"a", "b"}, {"d", "e"}, {"g"}});
+}
+
 TEST_CASE("tokenizer: caps equal truncating the uncapped result", "[tokenizer]") {
   // Random texts built from tricky fragments: the skipping scan that follows a full
   // sentence must find exactly the sentence ends that the full scan finds (including

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "han/text/reading.h"
 #include "han/text/tokenizer.h"
 
 using han::TextSpans;
@@ -128,6 +129,28 @@ TEST_CASE("tokenizer spans: caps say what was cut", "[tokenizer][spans]") {
   CHECK(spans.cut == std::vector<bool>{false, false, false});
   make(3, true, 0, 0).tokenize("   ", spans);
   CHECK(spans.sentences.empty());
+}
+
+TEST_CASE("tokenizer spans: cut_to_caps on the whole text marks what the tokenizer's caps mark", "[tokenizer][spans]") {
+  const std::string text = "One two three four. Five six. Seven eight.";
+  for (const Caps caps : {Caps{2, 3}, Caps{3, 0}, Caps{1, 2}, Caps{0, 1}, Caps{5, 5}}) {
+    INFO(caps.sentences << " x " << caps.words);
+    TextSpans capped_spans, whole_spans;
+    const TokenizedText capped = make(3, true, caps.sentences, caps.words).tokenize(text, capped_spans);
+    TokenizedText whole = make(3, true).tokenize(text, whole_spans);
+    cut_to_caps(whole, whole_spans, caps);
+    CHECK(whole == capped);
+    CHECK(whole_spans.cut == capped_spans.cut);
+    CHECK(whole_spans.truncated == capped_spans.truncated);
+    REQUIRE(whole_spans.sentences.size() == capped_spans.sentences.size());
+    for (std::size_t s = 0; s < capped_spans.sentences.size(); ++s) {
+      REQUIRE(whole_spans.sentences[s].size() == capped_spans.sentences[s].size());
+      for (std::size_t w = 0; w < capped_spans.sentences[s].size(); ++w) {
+        CHECK(whole_spans.sentences[s][w].begin == capped_spans.sentences[s][w].begin);
+        CHECK(whole_spans.sentences[s][w].end == capped_spans.sentences[s][w].end);
+      }
+    }
+  }
 }
 
 TEST_CASE("tokenizer spans: increasing, inside the text, and each the text of its token", "[tokenizer][spans]") {

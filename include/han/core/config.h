@@ -63,6 +63,7 @@ struct ModelConfig {
   // it lifts short texts most. A stored config without the key means off.
   bool linear_member;
   int linear_ngrams;  // the linear member's features: 1 words, 2 words and word pairs
+  LinearText linear_text;  // what it reads: the whole document, or the HAN's caps of it
   double linear_c;    // its inverse regularisation; kAutoReal: chosen on dev
   // The linear member's share of the average; kAutoReal: chosen on dev (train/linear_weight.h).
   // A model file holds the share it predicts with.

@@ -14,6 +14,9 @@ enum class MaskMode { none, renorm, additive };
 enum class Pooling { attention, mean };
 // A linear term over each document's bag of words beside the HAN (nn/layers/bag.h).
 enum class Bag { none, words };
+// What the linear member reads: the whole document, or the words within the tokenizer's
+// caps (what the HAN reads).
+enum class LinearText { whole, caps };
 enum class BatchStrategy { bucket, random };
 enum class DataFormat { jsonl, fasttext, tsv, folder, auto_detect };  // auto_detect: "auto"
 enum class OptimizerName { adam, sgd, adamw };
@@ -60,6 +63,10 @@ struct EnumNames<Pooling> {
 template <>
 struct EnumNames<Bag> {
   static constexpr std::array<const char*, 2> names = {"none", "words"};
+};
+template <>
+struct EnumNames<LinearText> {
+  static constexpr std::array<const char*, 2> names = {"whole", "caps"};
 };
 template <>
 struct EnumNames<BatchStrategy> {

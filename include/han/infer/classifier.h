@@ -10,6 +10,7 @@
 #include "han/nn/head.h"
 #include "han/nn/linear_member.h"
 #include "han/nn/model.h"
+#include "han/text/documents.h"
 #include "han/text/tokenizer.h"
 #include "han/text/vocab.h"
 
@@ -25,7 +26,10 @@ struct Classifier {
   std::uint32_t format_version = kModelFormatVersion;  // of the file it was loaded from
   LinearMemberParams linear{};  // model.linear_member's model, stored as "linear.<tensor>"; else empty
 
+  // Reads documents as the model was trained to: whole when its linear member reads the
+  // whole text; the HAN then reads them within caps() (Documents::set_caps).
   Tokenizer tokenizer() const;
+  Caps caps() const;
   // Every member, the first one first (one for a single model).
   std::vector<const HanParams*> members() const;
   // The linear member, or null without one.

@@ -21,6 +21,7 @@ struct LinearMemberParams {
   Matrix b;      // (C, 1)
   Matrix idf;    // (F, 1): fixed once computed from the training documents, not trained
   Matrix pairs;  // (2, K): the word pairs (nn/word_pairs.h); K = 0 for words alone
+  LinearText text = LinearText::whole;  // what it reads (model.linear_text); not a tensor
   bool empty() const { return W.size() == 0; }
   Index words() const { return W.cols() - pairs.cols(); }  // V
   template <class Self, class F>
@@ -50,10 +51,11 @@ Matrix blend_answers(const Matrix& han_mean, const Matrix& linear, double weight
 
 // The word pairs a member of `outputs` rows over `train` keeps with model.linear_ngrams =
 // ngrams: none for 1, count_word_pairs' for 2 (within the bounds of nn/word_pairs.h).
-Matrix linear_member_pairs(const Documents& train, Index outputs, int ngrams);
-// Zero weights, and the idf of `train` over the features: a vocabulary of `vocab_size`
-// ids, then `pairs`.
-LinearMemberParams linear_member_init(const Documents& train, Index vocab_size, Index outputs, Matrix pairs = Matrix(2, 0));
+Matrix linear_member_pairs(const Documents& train, Index outputs, int ngrams, LinearText text = LinearText::whole);
+// Zero weights, and the idf of `train` (read as `text` says) over the features: a
+// vocabulary of `vocab_size` ids, then `pairs`.
+LinearMemberParams linear_member_init(const Documents& train, Index vocab_size, Index outputs, Matrix pairs = Matrix(2, 0),
+                                      LinearText text = LinearText::whole);
 // A feature's text: its word, or its two words joined by a space.
 std::string linear_feature_name(const LinearMemberParams& p, const std::vector<std::string>& words, Index feature);
 // The features of docs[indices], in that order.

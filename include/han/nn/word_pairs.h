@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <string>
 
+#include "han/core/config_enums.h"
 #include "han/core/types.h"
 #include "han/text/documents.h"
 
@@ -23,9 +24,15 @@ constexpr int kMinPairDocuments = 2;
 constexpr std::size_t kMaxWordPairs = std::size_t{1} << 22;
 constexpr std::size_t kMaxLinearWeights = std::size_t{1} << 26;
 
-// The pairs of `train` held by at least kMinPairDocuments documents, at most `max_pairs`
-// of them, as a sorted (2, K) tensor.
-Matrix count_word_pairs(const Documents& train, std::size_t max_pairs);
+// The sentences of d the linear member reads (model.linear_text): all of them, or the
+// HAN's view within the caps.
+inline SentenceList member_sentences(const DocumentView& d, LinearText text) {
+  return text == LinearText::whole ? d.whole : d.sentences;
+}
+
+// The pairs of `train` (read as `text` says) held by at least kMinPairDocuments documents,
+// at most `max_pairs` of them, as a sorted (2, K) tensor.
+Matrix count_word_pairs(const Documents& train, std::size_t max_pairs, LinearText text = LinearText::whole);
 
 // The column of (first, second) in a sorted pairs tensor, or -1.
 Index find_word_pair(const Matrix& pairs, std::int32_t first, std::int32_t second);

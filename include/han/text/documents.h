@@ -8,6 +8,9 @@
 // The word arrays are either owned or borrowed from a mapped token cache (token_cache.h);
 // the answers are always owned (class weights rescale the weights after loading).
 // docs[i] gives a view of document i, valid while the list lives and is not appended to.
+// The list holds each document as read; its caps (the tokenizer's max_sentences and
+// max_words) shape the view the HAN reads, `sentences`, and the shapes batches are planned
+// from. `whole` sees every word (the linear member's view).
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
@@ -68,7 +71,15 @@ struct IdRange {
 
 class Documents;
 
-// The sentences of one document.
+// How much of each document the HAN reads: its first `sentences` sentences, each to its
+// first `words` words; 0 = no limit.
+struct Caps {
+  int sentences = 0;
+  int words = 0;
+  bool operator==(const Caps& o) const { return sentences == o.sentences && words == o.words; }
+};
+
+// The sentences of one document, each cut to `max_words` words (0: not cut).
 class SentenceList {
  public:
   class iterator {
@@ -87,7 +98,8 @@ class SentenceList {
     const SentenceList* list_;
     std::size_t s_;
   };
-  SentenceList(const Documents* docs, std::uint64_t first, std::uint64_t end) : docs_(docs), first_(first), end_(end) {}
+  SentenceList(const Documents* docs, std::uint64_t first, std::uint64_t end, std::uint64_t max_words = 0)
+      : docs_(docs), first_(first), end_(end), max_words_(max_words) {}
   std::size_t size() const { return static_cast<std::size_t>(end_ - first_); }
   bool empty() const { return end_ == first_; }
   WordIds operator[](std::size_t s) const;
@@ -99,6 +111,7 @@ class SentenceList {
  private:
   const Documents* docs_;
   std::uint64_t first_, end_;  // sentence numbers in the list
+  std::uint64_t max_words_;
 };
 
 struct DocumentView {
@@ -106,11 +119,12 @@ struct DocumentView {
   IdRange label_set;
   float target = 0;
   float weight = 1;
-  SentenceList sentences;
-  std::int64_t tokens() const;
+  SentenceList sentences;  // within the list's caps: what the HAN reads
+  SentenceList whole;      // every sentence and word
+  std::int64_t tokens() const;  // within the caps
 };
 
-// A document's size, kept apart from its words: what planning batches reads, so that a
+// A document's size within the caps, kept apart from its words: what planning batches reads, so that a
 // rank of a distributed run reads the words of its own share alone.
 struct DocumentShape {
   std::uint32_t sentences = 0;
@@ -177,6 +191,9 @@ class Documents {
   void reserve(std::uint64_t words, std::uint64_t sentences, std::size_t documents);
   // Keeps the first n documents.
   void truncate(std::size_t n);
+  // The caps of every view from now on (the shapes follow them).
+  void set_caps(Caps caps);
+  Caps caps() const { return caps_; }
 
   std::size_t size() const { return answers_.labels.size(); }
   bool empty() const { return size() == 0; }
@@ -185,6 +202,7 @@ class Documents {
   iterator begin() const { return {this, 0}; }
   iterator end() const { return {this, size()}; }
 
+  // Every word held (the HAN reads those within the caps: the shapes' tokens).
   std::int64_t total_tokens() const { return static_cast<std::int64_t>(words_.word_count); }
   void set_weight(std::size_t i, float weight) { answers_.weights[i] = weight; }
   const WordArrays& word_arrays() const { return words_; }
@@ -194,9 +212,10 @@ class Documents {
 
  private:
   friend class SentenceList;
-  WordIds sentence(std::uint64_t s) const;
+  WordIds sentence(std::uint64_t s, std::uint64_t max_words = 0) const;
   void point_at_owned();
   DocumentShape measure(std::size_t i) const;
+  std::uint64_t capped_end(std::size_t i) const;
 
   std::vector<std::uint16_t> narrow_words_;
   std::vector<std::int32_t> wide_words_;
@@ -206,6 +225,7 @@ class Documents {
   WordArrays words_;
   Answers answers_;
   std::vector<DocumentShape> shapes_;  // one per document, owned even when the words are mapped
+  Caps caps_;
 };
 
 }  // namespace han

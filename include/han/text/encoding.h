@@ -68,14 +68,15 @@ Document encode_words(const TokenizedText& text, const Vocab& vocab, std::int32_
 // Tokenizes and maps to ids, answers as set_answer.
 Document encode(const Example& example, const Tokenizer& tokenizer, const Vocab& vocab,
                 const std::vector<std::string>& labels, bool allow_unknown_labels = false);
-Documents encode_all(const std::vector<Example>& examples, const Tokenizer& tokenizer,
+// The documents of `examples` (read by `tokenizer`), the HAN's view within `caps`.
+Documents encode_all(const std::vector<Example>& examples, const Tokenizer& tokenizer, Caps caps,
                      const Vocab& vocab, const std::vector<std::string>& labels);
 
 // Reads, tokenizes and encodes a data file one example at a time: memory holds the
-// documents' ids, never the text. A label outside `labels` is an error naming them as
-// `owner`'s (LabelIndex), unless `extra` counts it.
+// documents' ids, never the text; the HAN's view is within `caps`. A label outside `labels`
+// is an error naming them as `owner`'s (LabelIndex), unless `extra` counts it.
 Documents encode_file(const std::string& path, DataFormat format, const LabelOptions& options,
-                      const Tokenizer& tokenizer, const Vocab& vocab, const std::vector<std::string>& labels,
+                      const Tokenizer& tokenizer, Caps caps, const Vocab& vocab, const std::vector<std::string>& labels,
                       ExtraLabels* extra = nullptr, const std::string& owner = "the model's");
 
 }  // namespace han

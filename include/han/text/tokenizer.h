@@ -45,6 +45,7 @@ struct TokenizerOptions {
   bool lowercase = true;
   int max_sentences = 0;  // 0 = no cap
   int max_words = 0;      // per sentence; 0 = no cap
+  int max_tokens = 0;     // per document, the text after them not read; 0 = no cap
   int version = kTokenizerVersion;  // rules: 3 = 2 with sentence rules, 2 = Unicode, 1 = before Unicode support
 };
 

@@ -24,8 +24,9 @@ struct TrainingText {
   std::size_t documents() const { return document_starts.size() - 1; }
 };
 
-// `tokenizer` applies the caps when they are fixed; with "auto" caps it has none, and the
-// caps are chosen from shapes() and applied by `kept_counts` and `to_documents`.
+// `tokenizer` applies the caps when they are fixed and the linear member reads only them;
+// else it has none, "auto" caps are chosen from shapes(), and the caps are applied by
+// `kept_counts` and `to_documents` or Documents::set_caps.
 TrainingText read_training_text(const std::string& path, DataFormat format, const LabelOptions& options,
                                 const Tokenizer& tokenizer);
 
@@ -39,9 +40,9 @@ DocumentShapes shapes(const TrainingText& text);
 // How often each provisional word occurs within the caps (0 = no cap).
 std::vector<std::int64_t> kept_counts(const TrainingText& text, int max_sentences, int max_words);
 
-// The documents within the caps, each provisional id replaced by to_vocab[id]. The text is
-// used up (its memory given back as it is read).
-Documents to_documents(TrainingText&& text, int max_sentences, int max_words,
-                       const std::vector<std::int32_t>& to_vocab, std::size_t vocab_size);
+// The documents within `kept` (Caps{}: all of each), each provisional id replaced by
+// to_vocab[id]. The text is used up (its memory given back as it is read).
+Documents to_documents(TrainingText&& text, Caps kept, const std::vector<std::int32_t>& to_vocab,
+                       std::size_t vocab_size);
 
 }  // namespace han
