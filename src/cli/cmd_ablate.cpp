@@ -68,19 +68,25 @@ AblationOptions ablation_options(const AblateArgs& a, const Config& cfg) {
 // The variants are the HAN's own: the linear member, the same in every variant, would
 // narrow their differences (at a share of 0.95 it hides them), so it is blended in only
 // when asked for.
-// `left_out` is set when the config had the member on.
-Config ablated_config(const AblateArgs& a, bool& left_out) {
+// `left_out` is set when the config had the member on. `as_read` is the config as given,
+// which reads the data: the variants' HAN then reads what han train's would, and a token
+// cache prepared for the config serves both.
+Config ablated_config(const AblateArgs& a, bool& left_out, Config& as_read) {
   Config cfg = load_config_file(a.config, with_encoding(a.overrides, a.encoding));
   resolve_data_format(cfg.data);
+  as_read = cfg;
+  as_read.model.linear_member = cfg.model.linear_member || a.with_member;
   left_out = cfg.model.linear_member && !a.with_member;
   cfg.model.linear_member = a.with_member;
+  if (!a.with_member) cfg.model.linear_text = LinearText::caps;  // means nothing without a member: stored as before
   return cfg;
 }
 
 void run_ablate(AblateArgs& a) {
   setup_logging(a.log);
   bool member_left_out = false;
-  const Config cfg = ablated_config(a, member_left_out);
+  Config as_read;
+  const Config cfg = ablated_config(a, member_left_out, as_read);
   if (cfg.trainer.ensemble > 1)
     throw han::Error("trainer.ensemble: han ablate trains one model per variant and seed (its own --seeds) and does "
                      "not ensemble them; set trainer.ensemble to 1");
@@ -100,7 +106,7 @@ void run_ablate(AblateArgs& a) {
     spdlog::info("ablate compares the HAN variants alone: the linear member (model.linear_member) is left out; "
                  "--with-member blends it into every variant, as han predict does");
   stop_at_once("interrupted while reading the data; nothing was trained");
-  const Corpus corpus = load_corpus(cfg);
+  const Corpus corpus = load_corpus(as_read);
   stop_gracefully();
   const AblationOutcome outcome = run_ablation(cfg, corpus, options);
   bar.finish();

@@ -289,7 +289,8 @@ struct ForeignRun {
 };
 
 json without_member(json config) {
-  if (config.contains("model")) config["model"].erase("linear_member"), config["model"].erase("linear_weight");
+  if (config.contains("model"))
+    for (const char* key : {"linear_member", "linear_weight", "linear_text"}) config["model"].erase(key);
   return config;
 }
 

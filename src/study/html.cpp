@@ -123,16 +123,16 @@ std::string attention_section(const AttentionView& v) {
         pos = std::max(pos, span.end);
       }
       if (s < v.spans.cut.size() && v.spans.cut[s])
-        out += " <span class=\"cut\" title=\"the model reads at most tokenizer.max_words words a sentence\">[cut: the rest "
-               "of the sentence was not read]</span>";
+        out += " <span class=\"cut\" title=\"the HAN reads at most tokenizer.max_words words a sentence\">[cut: the HAN did "
+               "not read the rest of the sentence]</span>";
     } else {
       for (std::size_t w = 0; w < v.words[s].size() && w < ww.size(); ++w) out += word(w, v.words[s][w]) + " ";
     }
     out += "</span></div>";
   }
   if (as_written && v.spans.truncated)
-    out += "<p class=\"legend cut\">[cut: the text after this was not read: the model reads at most tokenizer.max_sentences "
-           "sentences]</p>";
+    out += "<p class=\"legend cut\">[cut: the HAN did not read the text after this: it reads at most "
+           "tokenizer.max_sentences sentences]</p>";
   return out + member_block(v) + "</section>\n";
 }
 

@@ -1,5 +1,9 @@
 #include "han/text/reading.h"
 
+#include <algorithm>
+#include <climits>
+#include <cstdint>
+
 #include "han/core/error.h"
 
 namespace han {
@@ -11,8 +15,10 @@ bool reads_whole_text(const ModelConfig& model) {
 TokenizerOptions reading_options(const Config& cfg) {
   TokenizerOptions o = tokenizer_options(cfg.tokenizer);
   if (reads_whole_text(cfg.model)) {
+    // Never fewer than the caps hold, so the HAN's view is whole whatever the caps.
+    const std::int64_t within_caps = std::int64_t{cfg.tokenizer.max_sentences} * cfg.tokenizer.max_words;
+    o.max_tokens = static_cast<int>(std::clamp<std::int64_t>(within_caps, kMaxWholeTextWords, INT_MAX));
     o.max_sentences = o.max_words = 0;
-    o.max_tokens = kMaxWholeTextWords;
   }
   return o;
 }
@@ -24,7 +30,7 @@ Caps document_caps(const TokenizerConfig& tokenizer) {
 
 void cut_to_caps(TokenizedText& words, TextSpans& spans, Caps caps) {
   const bool with_spans = spans.sentences.size() == words.size();
-  if (with_spans) spans.cut.assign(words.size(), false);
+  if (with_spans) spans.cut.resize(words.size(), false);  // keeps the tokenizer's own marks
   if (caps.sentences > 0 && words.size() > static_cast<std::size_t>(caps.sentences)) {
     words.resize(static_cast<std::size_t>(caps.sentences));
     if (with_spans) {

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "han/core/number_text.h"
+#include "han/infer/model_file.h"
 #include "support/cli_fixture.h"
 #include "support/paths.h"
 #include "support/run.h"
@@ -79,16 +80,25 @@ TEST_CASE("predict --format html says where a long text was cut", "[cli][predict
   for (int i = 0; i < 600; ++i) text += "Words upon words ";  // one sentence longer than max_words
   text += "end.";
   for (int i = 0; i < 400; ++i) text += " Fine.";  // more sentences than max_sentences
-  const RunResult r = run(han_cmd("predict --model " + f.model + " --format html"), text + "\n");
-  REQUIRE(r.exit_code == 0);
-  CHECK_THAT(r.out, Catch::Contains("[cut: the rest of the sentence was not read]"));
-  CHECK_THAT(r.out, Catch::Contains("[cut: the text after this was not read"));
-  CHECK_THAT(shown_text(r.out), Catch::Contains("Words upon words Words"));
-  const RunResult js = run(han_cmd("predict --model " + f.model + " --format json --explain"), text + "\n");
-  REQUIRE(js.exit_code == 0);
-  const json a = json::parse(js.out).at("attention");
-  CHECK(a.at("truncated") == true);
-  CHECK(a.at("sentences")[0].at("cut") == true);
+  // The fixture's member reads the whole text; one whose member reads the caps (as files
+  // from before model.linear_text do) has its text cut by the tokenizer: both show the cuts.
+  const TempDir dir;
+  han::ModelFileContents caps = han::load_model_file(f.model);
+  caps.header["config"]["model"]["linear_text"] = "caps";
+  han::save_model_file(dir.file("caps.han"), caps.header, caps.tensors);
+  for (const std::string& model : {f.model, dir.file("caps.han")}) {
+    INFO(model);
+    const RunResult r = run(han_cmd("predict --model " + model + " --format html"), text + "\n");
+    REQUIRE(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::Contains("[cut: the HAN did not read the rest of the sentence]"));
+    CHECK_THAT(r.out, Catch::Contains("[cut: the HAN did not read the text after this"));
+    CHECK_THAT(shown_text(r.out), Catch::Contains("Words upon words Words"));
+    const RunResult js = run(han_cmd("predict --model " + model + " --format json --explain"), text + "\n");
+    REQUIRE(js.exit_code == 0);
+    const json a = json::parse(js.out).at("attention");
+    CHECK(a.at("truncated") == true);
+    CHECK(a.at("sentences")[0].at("cut") == true);
+  }
 }
 
 TEST_CASE("predict --explain gives the linear member's share, each part's answer and the member's words",

@@ -53,6 +53,14 @@ TEST_CASE("han prepare writes a token cache that han train maps, to the same mod
   REQUIRE(from_plain.exit_code == 0);
   CHECK(from_plain.out == from_cached.out);
   CHECK(slurp(dir.file("plain/metrics.jsonl")).substr(0, 60) == slurp(dir.file("cached/metrics.jsonl")).substr(0, 60));
+  // han ablate, which leaves the linear member out, reads the data as han train does: it
+  // maps the same cache.
+  const RunResult ablated = run(han_cmd("ablate --config " + cfg + " --set data.cache=" + cache +
+                                        " --seeds 1 --masks renorm --batching bucket --output " + dir.file("ablate")));
+  INFO(ablated.err);
+  REQUIRE(ablated.exit_code == 0);
+  CHECK(ablated.err.find("token cache " + cache + ": ") != std::string::npos);
+  CHECK(ablated.err.find("token cache not written") == std::string::npos);
 
   dir.write("train.jsonl", slurp(dir.file("train.jsonl")) + R"({"label": "pos", "text": "one more."})" + "\n");
   const RunResult changed = run(han_cmd("prepare --config " + cfg + " --cache " + cache));

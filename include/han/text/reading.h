@@ -9,9 +9,9 @@
 
 namespace han {
 
-// The words of a document read whole, at most: a bound on the memory a huge document takes
-// (a line of data holds at most core/limits.h's kMaxLineBytes, 16 MB); the text after them
-// is not read.
+// The words of a document read whole, at most (or what the caps hold, when more): a bound
+// on the memory a huge document takes (a line of data holds at most core/limits.h's
+// kMaxLineBytes, 16 MB); the text after them is not read.
 constexpr int kMaxWholeTextWords = 1 << 17;
 
 // Whether a model of `model` keeps every word of a document (for its linear member).
