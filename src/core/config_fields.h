@@ -160,7 +160,7 @@ void visit_fields(ModelConfig& c, V& v) {
                  {false, "\"caps\""}},
                 c.linear_text, LinearText::whole);
   v.real({"linear_c",
-          "the linear member's inverse regularisation C (LIBLINEAR); auto: chosen on dev from 1/16, 1/4, 1, 4, ... 16384, "
+          "the linear member's inverse regularisation C (LIBLINEAR); auto: chosen on dev from 1, 4, 16, ... 1024, "
           "or 16 without a dev set",
           kLater},
          c.linear_c, kAutoReal, RealRange{0.0, 1e9, true, false, true});

@@ -3,7 +3,7 @@
 // output, as the one-vs-rest TF-IDF linear classifiers that are text classification's
 // strong baseline. single: logistic regression per label (one for two labels); multilabel:
 // per label; regression: least squares on the standardised target (ridge). C is chosen on
-// dev: 1/16, 1/4, 1, 4, ... up to kMaxLinearC, stopping once a step loses; the member's
+// dev: 1, 4, 16, ... up to kMaxLinearC, stopping once a step loses; the member's
 // temperature is fitted on dev with each C and folded into its weights, so its
 // probabilities are calibrated before they are averaged in, and C is the one with the
 // lowest tempered dev loss (dev squared error for regression). Without dev, C = kLinearCWithoutDev.
@@ -13,7 +13,7 @@
 
 namespace han {
 
-constexpr double kMinLinearC = 1.0 / 16, kMaxLinearC = 16384, kLinearCStep = 4;
+constexpr double kMinLinearC = 1, kMaxLinearC = 1024, kLinearCStep = 4;
 constexpr double kLinearCWithoutDev = 16;
 
 // `member` holds the features (linear_member_init), whose weights are fitted here.
