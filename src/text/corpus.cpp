@@ -123,13 +123,10 @@ int min_count_for(const VocabBuilder& words, const TokenizerConfig& tokenizer) {
   return choice.min_count;
 }
 
-// The vocabulary of the words the model reads: all of them when the linear member reads
-// the whole text, else those kept by the caps (see load_corpus). Sets corpus.min_count and
+// The vocabulary of the words `kept` (see load_corpus). Sets corpus.min_count and
 // corpus.train_distinct_words (how many distinct words that is).
-Vocab training_vocab(const TrainingText& text, Corpus& corpus, const Config& given) {
-  const TokenizerConfig& cfg = given.tokenizer;
-  const Caps kept = reads_whole_text(given.model) ? Caps{} : Caps{corpus.max_sentences, corpus.max_words};
-  const std::vector<std::int64_t> counts = kept_counts(text, kept.sentences, kept.words);
+Vocab training_vocab(const TrainingText& text, Caps kept, Corpus& corpus, const TokenizerConfig& cfg) {
+  const std::vector<std::int64_t> counts = kept_counts(text, kept);
   VocabBuilder builder;
   for (std::size_t i = 0; i < counts.size(); ++i)
     if (counts[i] > 0) builder.add(text.words[i], counts[i]);
@@ -159,7 +156,11 @@ Corpus read_corpus(const Config& given, const std::vector<std::string>& vector_w
     const CapChoice caps = caps_for(train, given.tokenizer);
     corpus.max_sentences = caps.max_sentences;
     corpus.max_words = caps.max_words;
-    corpus.vocab = training_vocab(train, corpus, given);
+    const Caps han_caps{corpus.max_sentences, corpus.max_words};
+    // What the model keeps of the training text: all of it when the linear member reads the
+    // whole text, else what the caps keep.
+    const Caps kept = reads_whole_text(given.model) ? Caps{} : han_caps;
+    corpus.vocab = training_vocab(train, kept, corpus, given.tokenizer);
     const std::size_t from_train = corpus.vocab.size();
     if (!vector_words.empty()) {
       corpus.vocab = with_vector_words(corpus.vocab, vector_words, given.tokenizer.max_vocab);
@@ -169,8 +170,7 @@ Corpus read_corpus(const Config& given, const std::vector<std::string>& vector_w
     if (base) adopt_base(corpus, *base, given.tokenizer.max_vocab);
     if (corpus.labels != train.labels) renumber_labels(train, corpus.labels);
     const std::vector<std::int32_t> ids = vocab_ids(train, corpus.vocab);
-    const Caps han_caps{corpus.max_sentences, corpus.max_words};
-    corpus.train = to_documents(std::move(train), reads_whole_text(given.model) ? Caps{} : han_caps, ids, corpus.vocab.size());
+    corpus.train = to_documents(std::move(train), kept, ids, corpus.vocab.size());
     corpus.train.set_caps(han_caps);
   }  // the provisional ids are freed before dev and test are read
   const Config cfg = with_corpus_tokenizer(given, corpus);

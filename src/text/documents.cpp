@@ -29,8 +29,8 @@ Documents::Documents(const std::vector<Document>& docs) : Documents() {
   for (const Document& d : docs) push_back(d);
 }
 
-Documents::Documents(const WordArrays& words, Answers answers, std::shared_ptr<const void> keep)
-    : mapping_(std::move(keep)), words_(words), answers_(std::move(answers)) {
+Documents::Documents(const WordArrays& words, Answers answers, std::shared_ptr<const void> keep, Caps caps)
+    : mapping_(std::move(keep)), words_(words), answers_(std::move(answers)), caps_(caps) {
   HAN_ASSERT(answers_.label_set_starts.size() == answers_.labels.size() + 1);
   shapes_.reserve(size());
   for (std::size_t i = 0; i < size(); ++i) shapes_.push_back(measure(i));

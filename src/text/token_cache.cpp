@@ -280,7 +280,8 @@ Documents read_split(const json& split, std::string_view data, const Corpus& cor
   check_starts(w.sentence_starts, sentences, words, "sentence starts", /*allow_empty=*/false);
   check_starts(w.document_starts, n, sentences, "document starts");
   check_ids(w, corpus.vocab.size());
-  return Documents(w, read_answers(r, n, count(split, "label_set_ids", data), corpus.labels.size()), file);
+  return Documents(w, read_answers(r, n, count(split, "label_set_ids", data), corpus.labels.size()), file,
+                   Caps{corpus.max_sentences, corpus.max_words});
 }
 
 // The header of a mapped cache after its preamble and checksum are checked.
@@ -316,7 +317,6 @@ Corpus corpus_from(const json& header, std::string_view data, const std::shared_
   corpus.train = read_split(splits.at("train"), data, corpus, file);
   corpus.dev = read_split(splits.at("dev"), data, corpus, file);
   corpus.test = read_split(splits.at("test"), data, corpus, file);
-  for (Documents* docs : {&corpus.train, &corpus.dev, &corpus.test}) docs->set_caps({corpus.max_sentences, corpus.max_words});
   corpus.cache_file = file;
   // The checks read every page; a rank of a distributed run then touches only its share.
   file->release_pages();

@@ -59,13 +59,12 @@ class TrainingTextReader {
   TrainingText text_;
 };
 
-// Calls visit(first, count) for each sentence within the caps, document by document,
-// and end_document(d) after each.
+// Calls visit(first, count) for each sentence within `kept`, document by document, and
+// end_document(d) after each.
 template <class Sentence, class EndDocument>
-void for_each_kept(const TrainingText& text, int max_sentences, int max_words, Sentence&& sentence,
-                   EndDocument&& end_document) {
-  const std::uint64_t s_cap = max_sentences > 0 ? static_cast<std::uint64_t>(max_sentences) : UINT64_MAX;
-  const std::uint64_t w_cap = max_words > 0 ? static_cast<std::uint64_t>(max_words) : UINT64_MAX;
+void for_each_kept(const TrainingText& text, Caps kept, Sentence&& sentence, EndDocument&& end_document) {
+  const std::uint64_t s_cap = kept.sentences > 0 ? static_cast<std::uint64_t>(kept.sentences) : UINT64_MAX;
+  const std::uint64_t w_cap = kept.words > 0 ? static_cast<std::uint64_t>(kept.words) : UINT64_MAX;
   for (std::size_t d = 0; d < text.documents(); ++d) {
     const std::uint64_t first = text.document_starts[d], end = text.document_starts[d + 1];
     for (std::uint64_t s = first; s < end && s - first < s_cap; ++s) {
@@ -104,10 +103,10 @@ DocumentShapes shapes(const TrainingText& text) {
   return out;
 }
 
-std::vector<std::int64_t> kept_counts(const TrainingText& text, int max_sentences, int max_words) {
+std::vector<std::int64_t> kept_counts(const TrainingText& text, Caps kept) {
   std::vector<std::int64_t> counts(text.words.size(), 0);
   for_each_kept(
-      text, max_sentences, max_words,
+      text, kept,
       [&](const std::int32_t* ids, std::uint64_t n) {
         for (std::uint64_t i = 0; i < n; ++i) ++counts[ids[i]];
       },
@@ -117,11 +116,10 @@ std::vector<std::int64_t> kept_counts(const TrainingText& text, int max_sentence
 
 Documents to_documents(TrainingText&& text, Caps kept, const std::vector<std::int32_t>& to_vocab,
                        std::size_t vocab_size) {
-  const int max_sentences = kept.sentences, max_words = kept.words;
   Documents docs(vocab_size);
   std::uint64_t words = 0, sentences = 0;
   for_each_kept(
-      text, max_sentences, max_words, [&](const std::int32_t*, std::uint64_t n) { words += n, ++sentences; },
+      text, kept, [&](const std::int32_t*, std::uint64_t n) { words += n, ++sentences; },
       [](std::size_t) {});
   docs.reserve(words, sentences, text.documents());
   std::vector<std::int32_t> mapped;
@@ -132,7 +130,7 @@ Documents to_documents(TrainingText&& text, Caps kept, const std::vector<std::in
   constexpr std::uint64_t kReleaseStep = std::uint64_t{1} << 20;  // ids
   std::uint64_t released = 0;
   for_each_kept(
-      text, max_sentences, max_words,
+      text, kept,
       [&](const std::int32_t* ids, std::uint64_t n) {
         mapped.resize(n);
         for (std::uint64_t i = 0; i < n; ++i) mapped[i] = to_vocab[ids[i]];

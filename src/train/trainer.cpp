@@ -369,16 +369,15 @@ void TrainingRun::log_exchange(int epoch) const {
   const ExchangeStats& x = workers_.exchange();
   if (job_.ranks() == 1 || x.steps == 0) return;
   const double steps = static_cast<double>(x.steps);
-  if (x.overlapped)
-    spdlog::info("epoch {}: gradient exchange between {} ranks, per step: {:.3f} MB, {:.2f} ms summing and waiting "
-                 "for the slowest rank beyond what the backward pass hid, {:.2f} ms computing (mean of {} steps so far)",
-                 epoch, job_.ranks(), x.bytes / steps / 1e6, 1e3 * x.seconds / steps, 1e3 * x.compute_seconds / steps,
-                 x.steps);
-  else
-    spdlog::info("epoch {}: gradient exchange between {} ranks, per step: {:.3f} MB, {:.2f} ms summing, {:.2f} ms "
-                 "waiting for the slowest rank, {:.2f} ms computing (mean of {} steps so far)",
-                 epoch, job_.ranks(), x.bytes / steps / 1e6, 1e3 * x.seconds / steps, 1e3 * x.wait_seconds / steps,
-                 1e3 * x.compute_seconds / steps, x.steps);
+  // Overlapped, the wait for the slowest rank is inside the sum's time.
+  const std::string summing =
+      x.overlapped ? fmt::format("{:.2f} ms summing and waiting for the slowest rank beyond what the backward pass hid",
+                                 1e3 * x.seconds / steps)
+                   : fmt::format("{:.2f} ms summing, {:.2f} ms waiting for the slowest rank", 1e3 * x.seconds / steps,
+                                 1e3 * x.wait_seconds / steps);
+  spdlog::info("epoch {}: gradient exchange between {} ranks, per step: {:.3f} MB, {}, {:.2f} ms computing (mean of {} "
+               "steps so far)",
+               epoch, job_.ranks(), x.bytes / steps / 1e6, summing, 1e3 * x.compute_seconds / steps, x.steps);
   if (!x.overlapped) return;
   std::string stages;
   for (BackwardStage stage : kBackwardStages)

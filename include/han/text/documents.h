@@ -173,7 +173,7 @@ class Documents {
   explicit Documents(std::size_t vocab_size = kMaxNarrowVocab + 1);
   explicit Documents(const std::vector<Document>& docs);
   // Borrows the word arrays of a mapping (`keep` holds it alive); the answers are taken.
-  Documents(const WordArrays& words, Answers answers, std::shared_ptr<const void> keep);
+  Documents(const WordArrays& words, Answers answers, std::shared_ptr<const void> keep, Caps caps);
 
   Documents(const Documents&);
   Documents& operator=(const Documents&);

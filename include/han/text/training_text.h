@@ -37,8 +37,8 @@ void renumber_labels(TrainingText& text, const std::vector<std::string>& labels)
 // Each document's sentence lengths (for choosing "auto" caps).
 DocumentShapes shapes(const TrainingText& text);
 
-// How often each provisional word occurs within the caps (0 = no cap).
-std::vector<std::int64_t> kept_counts(const TrainingText& text, int max_sentences, int max_words);
+// How often each provisional word occurs within `kept` (Caps{}: every occurrence).
+std::vector<std::int64_t> kept_counts(const TrainingText& text, Caps kept);
 
 // The documents within `kept` (Caps{}: all of each), each provisional id replaced by
 // to_vocab[id]. The text is used up (its memory given back as it is read).
