@@ -29,6 +29,19 @@ Failure describe(const std::exception_ptr& failure) {
   }
 }
 
+// `reporter` prints its line, and only then does any rank end (every rank calls this):
+// mpirun stops the job as soon as one rank exits non-zero, and a line a rank has not yet
+// written by then is lost.
+[[noreturn]] void report_then_end(Collective& job, int reporter, const std::string& line, int code) {
+  if (job.rank() == reporter && !line.empty()) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "han: error: %s\n", line.c_str());
+    std::fflush(stderr);
+  }
+  job.all_gather(std::uint64_t{0});
+  throw CommandExit{code};
+}
+
 }  // namespace
 
 void require_one_rank_unless_train(int argc, char** argv) {
@@ -48,8 +61,8 @@ void agree_on_start(Collective& job, const std::exception_ptr& failure) {
   const std::vector<std::uint64_t> codes = job.all_gather(static_cast<std::uint64_t>(mine.code));
   for (std::size_t r = 0; r < codes.size(); ++r) {
     if (codes[r] == 0) continue;
-    if (static_cast<int>(r) == job.rank()) throw Error("rank " + std::to_string(r) + ": " + mine.message, mine.code);
-    throw CommandExit{static_cast<int>(codes[r])};
+    const std::string line = mine.message.empty() ? "" : "rank " + std::to_string(r) + ": " + mine.message;
+    report_then_end(job, static_cast<int>(r), line, static_cast<int>(codes[r]));
   }
 }
 
@@ -58,8 +71,7 @@ void end_failed_rank(Collective& job, const std::exception_ptr& failure) {
   try {
     std::rethrow_exception(failure);
   } catch (const JobWideError& e) {
-    if (job.rank() == 0) throw;
-    throw CommandExit{e.exit_code()};
+    report_then_end(job, 0, e.what(), e.exit_code());
   } catch (const CommandExit&) {
     throw;
   } catch (...) {
