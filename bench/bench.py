@@ -200,18 +200,25 @@ def hyperfine_median(commands, runs=30):
 
 
 def startup(args, tmp):
-    """One-line prediction with a model of the whole 20news training split (bench settings,
-    one epoch): han vs fastText's own one-line prediction, and the peak RSS vs the file size."""
+    """One-line prediction with a model of the whole 20news training split (E=200, the
+    paper's other sizes, the default linear member, one epoch) against one with a model of
+    about 1 MB (the bundled data, E=64, min_count 20, the HAN alone) and fastText's own
+    one-line prediction; the peak RSS vs the file size."""
     src = os.path.join(args.shared, "data", "20news")
     cfg = {"data": {"train": os.path.join(src, "train.jsonl"), "dev": os.path.join(src, "dev.jsonl")},
            "tokenizer": {"max_sentences": 30, "max_words": 50, "min_count": 2, "max_vocab": 50000},
-           "model": {"embedding_dim": 64, "word_hidden": 50, "sentence_hidden": 50, "attention_dim": 100},
+           "model": {"embedding_dim": 200, "word_hidden": 50, "sentence_hidden": 50, "attention_dim": 100},
            "trainer": {"epochs": 1, "patience": 0, "threads": 2}}
-    run_dir = os.path.join(tmp, "startup_run")
-    with open(os.path.join(tmp, "startup.json"), "w") as f:
-        json.dump(cfg, f)
-    run([args.han, "train", "--config", os.path.join(tmp, "startup.json"), "--output", run_dir, "--quiet"])
-    model = os.path.join(run_dir, "model.han")
+    small_cfg = {"data": {"train": os.path.join(ROOT, "data", "train.jsonl"), "dev": os.path.join(ROOT, "data", "dev.jsonl")},
+                 "tokenizer": {"min_count": 20}, "model": {"embedding_dim": 64, "linear_member": False},
+                 "trainer": {"epochs": 1, "patience": 0, "threads": 2}}
+    models = {}
+    for name, c in (("startup", cfg), ("startup_small", small_cfg)):
+        with open(os.path.join(tmp, name + ".json"), "w") as f:
+            json.dump(c, f)
+        run([args.han, "train", "--config", os.path.join(tmp, name + ".json"), "--output", os.path.join(tmp, name), "--quiet"])
+        models[name] = os.path.join(tmp, name, "model.han")
+    model = models["startup"]
     info = json.loads(run([args.han, "info", "--json", "--model", model])[0])
     ft_train = os.path.join(tmp, "startup.ft.txt")
     with open(os.path.join(src, "train.jsonl"), encoding="utf-8") as f, open(ft_train, "w", encoding="utf-8") as g:
@@ -224,15 +231,18 @@ def startup(args, tmp):
     with open(one, "w") as f:
         f.write("the new graphics card renders the scene faster than the old one\n")
     han_cmd = f"{args.han} predict --model {model} {one}"
+    small_cmd = f"{args.han} predict --model {models['startup_small']} {one}"
     ft_cmd = f"fasttext predict {ft_model}.bin {one}"
     load = os.getloadavg()[0]
-    han_s, ft_s, version_s = hyperfine_median([han_cmd, ft_cmd, f"{args.han} --version"])
+    han_s, small_s, ft_s, version_s = hyperfine_median([han_cmd, small_cmd, ft_cmd, f"{args.han} --version"])
     _, _, rss = peak_rss(han_cmd.split())
     # The process itself (binary, libraries, runtime), read by /usr/bin/time: peak_rss's
     # wrapper would count the forked Python image (about 10 MB) that precedes exec.
     t = subprocess.run(["/usr/bin/time", "-f", "%M", args.han, "--version"], capture_output=True, text=True)
     version_rss = int(t.stderr.strip().splitlines()[-1]) / 1024 if t.returncode == 0 else float("nan")
-    return {"load": [load, os.getloadavg()[0]], "han_seconds": han_s, "fasttext_seconds": ft_s, "han_version_seconds": version_s, "han_peak_rss_mb": rss,
+    return {"load": [load, os.getloadavg()[0]], "han_seconds": han_s, "han_small_seconds": small_s,
+            "small_model_mb": os.path.getsize(models["startup_small"]) / 2**20,
+            "fasttext_seconds": ft_s, "han_version_seconds": version_s, "han_peak_rss_mb": rss,
             "han_version_peak_rss_mb": version_rss,
             "model_mb": os.path.getsize(model) / 2**20, "fasttext_model_mb": os.path.getsize(ft_model + ".bin") / 2**20,
             "vocabulary": info.get("vocabulary_size")}
@@ -246,12 +256,16 @@ def main():
     ap.add_argument("--quick", action="store_true", help="smaller slices (a smoke run)")
     ap.add_argument("--seeds", type=int, default=5, help="seeds 1..N for the accuracy comparison")
     ap.add_argument("--sets", default="20news,imdb")
+    ap.add_argument("--only-startup", action="store_true", help="only the one-line prediction (no references but fastText)")
     args = ap.parse_args()
     args.han = os.path.join(ROOT, args.build, "han")
     n_train, n_predict = (600, 300) if args.quick else (3000, 1500)
     tmp = tempfile.mkdtemp(prefix="han_bench_data_")
     results = {"slices": {"train": n_train, "predict": n_predict}, "sets": {}}
 
+    if args.only_startup:
+        print_startup(startup(args, tmp))
+        return
     gemm = json.loads(subprocess.run([os.path.join(ROOT, args.build, "han_bench_roofline"), "--json"], capture_output=True,
                                      text=True, check=True).stdout)
     results["gemm"] = gemm
@@ -337,17 +351,25 @@ def main():
             cells.append(f"{med(runs, 'padding_fraction'):.2f}, {med(runs, 'train_seconds'):.1f}, "
                          f"{1e6 / med(runs, 'train_tokens_per_s'):.2f}")
         print(f"| {name} | {two / one:.2f} | {cells[0]} | {cells[1]} |")
-    st = results["startup"]
+    print_startup(results["startup"])
+    print_roofline(gemm, results)
+
+
+def print_startup(st):
     print(f"\nStart-up: a one-line prediction, medians of 30 runs (hyperfine) with a model of the whole 20news "
           f"training split ({st['vocabulary']} words, {st['model_mb']:.1f} MB; fastText's {st['fasttext_model_mb']:.1f} MB): "
-          f"han {1000 * st['han_seconds']:.1f} ms, fastText {1000 * st['fasttext_seconds']:.1f} ms "
+          f"han {1000 * st['han_seconds']:.1f} ms, with a {st['small_model_mb']:.1f} MB model {1000 * st['han_small_seconds']:.1f} ms "
+          f"(+{1000 * (st['han_seconds'] - st['han_small_seconds']):.1f} ms for the large one), "
+          f"fastText {1000 * st['fasttext_seconds']:.1f} ms "
           f"(han / fastText {st['han_seconds'] / st['fasttext_seconds']:.2f}); `han --version` "
           f"{1000 * st['han_version_seconds']:.1f} ms; han's peak RSS {st['han_peak_rss_mb']:.1f} MB "
           f"= model + {st['han_peak_rss_mb'] - st['model_mb']:.1f} MB; `han --version` alone {st['han_version_peak_rss_mb']:.1f} MB, "
           f"so loading costs the model + {st['han_peak_rss_mb'] - st['model_mb'] - st['han_version_peak_rss_mb']:.1f} MB "
           f"(load {st['load'][0]:.1f} before, "
           f"{st['load'][1]:.1f} after).")
-    g = gemm
+
+
+def print_roofline(g, results):
     print(f"\nRoofline (bench/roofline.cpp, same run; GEMM {g['gemm']}, kernels {g['kernels']}): FP32 FMA peak "
           f"{g['peak_gflops_1_core']:.1f} GFLOP/s on 1 core, {g['peak_gflops_all_cores']:.1f} on {g['cores']}.\n")
     print("| kernel | pass | M x K x N | GFLOP/s (1 thread) | % of 1-core peak | Eigen GFLOP/s | ratio |")

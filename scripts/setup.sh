@@ -2,9 +2,10 @@
 # Installs han's build tools and libraries on Debian 12. Idempotent and non-interactive.
 set -euo pipefail
 # --fuzz: also clang and its sanitizer/libFuzzer runtimes, for scripts/fuzz.sh.
-# --bench: also wrk, the HTTP load generator of scripts/bench_serve.sh, and what
-#          scripts/accuracy.sh's baselines and plot need (scikit-learn, fastText, matplotlib;
-#          the PyTorch HAN's python3-torch is left to the user: see docs/accuracy.md).
+# --bench: also wrk, the HTTP load generator of scripts/bench_serve.sh, hyperfine (bench/bench.sh's
+#          start-up timing), and what scripts/accuracy.sh's baselines and plot need
+#          (scikit-learn, fastText, matplotlib; the PyTorch HAN's python3-torch is left to
+#          the user: see docs/accuracy.md).
 packages=(build-essential cmake libeigen3-dev libcli11-dev nlohmann-json3-dev libspdlog-dev libutf8proc-dev zlib1g-dev libxxhash-dev catch2
           liblinear-dev  # the linear member's solver
           libopenmpi-dev openmpi-bin  # MPI: distributed training (mpirun -np N han train)
@@ -16,7 +17,7 @@ packages=(build-essential cmake libeigen3-dev libcli11-dev nlohmann-json3-dev li
 for arg in "$@"; do
   case "$arg" in
     --fuzz) packages+=(clang-14 libclang-rt-14-dev) ;;
-    --bench) packages+=(wrk python3-sklearn fasttext python3-matplotlib) ;;
+    --bench) packages+=(wrk hyperfine python3-sklearn fasttext python3-matplotlib) ;;
     *) echo "setup.sh: unknown option $arg (known: --fuzz, --bench)" >&2; exit 2 ;;
   esac
 done

@@ -136,7 +136,7 @@ void run_eval(EvalArgs& a) {
   resolve_formats(a);
   setup_logging(a.log);
   const bool as_json = json_output(a);
-  const Classifier c = load_classifier(a.model);
+  const Classifier c = load_classifier(a.model, nullptr, nullptr, Residence::mapped);
   const OutputHead head = scoring_head(c, a);
   // The data told apart by its content unless named: a model's data.format says how its
   // training data was written, not this file.

@@ -363,7 +363,7 @@ void say_when_reading_a_terminal(const PredictArgs& a) {
 void run_predict(PredictArgs& a) {
   setup_logging(a.log);
   check_args(a);
-  const Classifier classifier = load_classifier(a.model);
+  const Classifier classifier = load_classifier(a.model, nullptr, nullptr, Residence::mapped);
   const std::string abstain_label = check_threshold(a, classifier);
   if (a.top_k_given && classifier.head.task == Task::regression)
     throw han::Error("--top-k: a regression model answers one number; " + a.model + " is a regression model");

@@ -8,8 +8,12 @@
 namespace han::cli {
 
 Index model_parameters(const Classifier& c) {
+  // From the shapes, not the tensors: a model used in place holds some only in its file.
+  const Index outputs = head_outputs(c.config.model.task, c.labels.size());
   const LinearMemberParams* linear = c.linear_member();
-  return parameter_count(c.params) * c.config.trainer.ensemble + (linear ? linear->W.size() + linear->b.size() : 0);
+  return static_cast<Index>(han_parameter_count(c.config.model, static_cast<Index>(c.vocab.size()), outputs)) *
+             c.config.trainer.ensemble +
+         (linear ? (linear->features() + 1) * outputs : 0);
 }
 
 nlohmann::json model_info_json(const std::string& model, const Classifier& c, const nlohmann::json& header) {

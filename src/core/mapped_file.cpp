@@ -1,6 +1,7 @@
 #include "han/core/mapped_file.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -15,8 +16,32 @@
 #include "han/core/error.h"
 
 namespace han {
+namespace {
+
+// Reading a mapped page past the end of a file cut short after it was mapped (rewritten
+// in place, not replaced) raises SIGBUS: end with one line saying so, not a crash.
+extern "C" void mapped_file_cut(int) {
+  static const char line[] =
+      "han: error: a file han had mapped was cut short while in use (a model or token cache rewritten in place? "
+      "replace such files by moving a whole new file into place)\n";
+  (void)!::write(2, line, sizeof line - 1);
+  ::_exit(1);
+}
+
+void report_cut_files() {
+  static const bool installed = [] {
+    struct sigaction sa {};
+    sa.sa_handler = mapped_file_cut;
+    sigemptyset(&sa.sa_mask);
+    return ::sigaction(SIGBUS, &sa, nullptr) == 0;
+  }();
+  (void)installed;
+}
+
+}  // namespace
 
 std::shared_ptr<const MappedFile> MappedFile::open(const std::string& path) {
+  report_cut_files();
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw Error(path + ": cannot read: " + std::strerror(errno));
   struct stat st {};

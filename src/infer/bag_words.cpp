@@ -24,7 +24,7 @@ std::vector<std::pair<std::string, double>> strongest(const Vector& lean, const 
 // The weights shown: the linear member's, each word's times its idf (what one occurrence
 // weighs before the normalisation); else the bag term's, the members' mean.
 Matrix bag_weights(const Classifier& c) {
-  if (const LinearMemberParams* linear = c.linear_member()) return linear->W * linear->idf.col(0).asDiagonal();
+  if (const LinearMemberParams* linear = c.linear_member()) return read_view(linear->W, linear->W_stored) * linear->idf_values().col(0).asDiagonal();
   Matrix mean = Matrix::Zero(c.params.bag.W.rows(), c.params.bag.W.cols());
   for (const HanParams* m : c.members()) mean += m->bag.W;
   return mean / static_cast<Scalar>(c.members().size());

@@ -88,8 +88,28 @@ std::string checkpoint_given_as_model(const std::string& path) {
 
 const std::string kLinearPrefix = "linear.";
 
+// The tensors prediction reads a few columns of, one per word or feature: the ones a
+// model used in place (Residence::mapped) leaves in its file.
+TensorView* stored_slot(HanParams& p, const std::string& field) {
+  return field == kEmbeddingTable ? &p.embedding.stored : nullptr;
+}
+TensorView* stored_slot(LinearMemberParams& p, const std::string& field) {
+  if (field == "W") return &p.W_stored;
+  if (field == "idf") return &p.idf_stored;
+  if (field == "pairs") return &p.pairs_stored;
+  return nullptr;
+}
+bool kept_in_place(const std::string& name) {
+  const std::size_t dot = name.rfind(kEmbeddingTable);
+  if (dot != std::string::npos && dot + std::string(kEmbeddingTable).size() == name.size() &&
+      (dot == 0 || name[dot - 1] == '.'))
+    return true;
+  return name == kLinearPrefix + "W" || name == kLinearPrefix + "idf" || name == kLinearPrefix + "pairs";
+}
+
 // Parameters of type P in the shapes `params` holds, moved out of `tensors` (a taken
-// tensor's name is cleared): those named `prefix` + each parameter's name.
+// tensor's name is cleared): those named `prefix` + each parameter's name. A tensor left
+// in its file goes to P's stored view of it, and the Matrix is emptied.
 template <class P>
 P take_tensors(std::vector<NamedTensor>& tensors, P params, const std::string& prefix, const std::string& path,
                std::size_t& matched) {
@@ -97,9 +117,17 @@ P take_tensors(std::vector<NamedTensor>& tensors, P params, const std::string& p
     const std::string name = prefix + field;
     for (NamedTensor& t : tensors) {
       if (t.name != name) continue;
-      if (t.value.rows() != m.rows() || t.value.cols() != m.cols())
+      const bool stored = !t.stored.empty();
+      if ((stored ? t.stored.rows() : t.value.rows()) != m.rows() || (stored ? t.stored.cols() : t.value.cols()) != m.cols())
         throw Error(path + ": model file is corrupted (tensor " + name + " has the wrong shape)");
-      m = std::move(t.value);
+      TensorView* slot = stored ? stored_slot(params, field) : nullptr;
+      HAN_ASSERT(stored == (slot != nullptr));
+      if (slot) {
+        *slot = std::move(t.stored);
+        m = Matrix();
+      } else {
+        m = std::move(t.value);
+      }
       t.name.clear();  // taken
       ++matched;
       return;
@@ -121,16 +149,17 @@ HanParams take_member(std::vector<NamedTensor>& tensors, const Classifier& c, co
 
 // The stored word pairs of the linear member ("linear.pairs"; none in files from before
 // them), checked: the member's features follow from them.
-Matrix take_linear_pairs(std::vector<NamedTensor>& tensors, Index words, const std::string& path, std::size_t& matched) {
+NamedTensor take_linear_pairs(std::vector<NamedTensor>& tensors, Index words, const std::string& path,
+                              std::size_t& matched) {
   for (NamedTensor& t : tensors) {
     if (t.name != kLinearPrefix + "pairs") continue;
-    if (const std::string problem = word_pairs_problem(t.value, words); !problem.empty())
+    if (const std::string problem = word_pairs_problem(read_view(t.value, t.stored), words); !problem.empty())
       throw Error(path + ": model file is corrupted (" + problem + ")");
     t.name.clear();
     ++matched;
-    return std::move(t.value);
+    return std::move(t);
   }
-  return Matrix(2, 0);
+  return NamedTensor("pairs", Matrix(2, 0));
 }
 
 // model.linear_member's model: (C, F), (C, 1), (F, 1) and the (2, K) pairs, F = V + K.
@@ -138,11 +167,16 @@ LinearMemberParams take_linear_member(std::vector<NamedTensor>& tensors, const C
                                       std::size_t& matched) {
   const Index outputs = head_outputs(c.config.model.task, c.labels.size());
   const Index words = static_cast<Index>(c.vocab.size());
-  Matrix pairs = take_linear_pairs(tensors, words, path, matched);
-  const Index features = words + pairs.cols();
-  LinearMemberParams shape{Matrix(outputs, features), Matrix(outputs, 1), Matrix(features, 1), Matrix(2, 0)};
+  NamedTensor pairs = take_linear_pairs(tensors, words, path, matched);
+  const Index features = words + (pairs.stored.empty() ? pairs.value.cols() : pairs.stored.cols());
+  LinearMemberParams shape;  // (allocated, not filled: replaced by the file's tensors)
+  shape.W.resize(outputs, features);
+  shape.b.resize(outputs, 1);
+  shape.idf.resize(features, 1);
+  shape.pairs.resize(2, 0);
   LinearMemberParams p = take_tensors(tensors, std::move(shape), kLinearPrefix, path, matched);
-  p.pairs = std::move(pairs);
+  p.pairs = std::move(pairs.value);
+  p.pairs_stored = std::move(pairs.stored);
   p.text = c.config.model.linear_text;
   return p;
 }
@@ -198,9 +232,10 @@ std::string model_file_in(const std::string& path) {
 }
 
 Classifier load_classifier(const std::string& given, std::vector<NamedTensor>* extra_tensors,
-                           nlohmann::json* header) {
+                           nlohmann::json* header, Residence residence) {
   const std::string path = model_file_in(given);
-  ModelFileContents contents = load_model_file(path);
+  ModelFileContents contents =
+      load_model_file(path, residence == Residence::mapped ? KeepInPlace(kept_in_place) : KeepInPlace());
   const nlohmann::json& h = contents.header;
   if (!extra_tensors && h.contains("checkpoint")) throw Error(checkpoint_given_as_model(path));
   Classifier c;
@@ -219,11 +254,12 @@ Classifier load_classifier(const std::string& given, std::vector<NamedTensor>* e
   // Shapes come from the config; every stored tensor must match one of them exactly. The
   // stored sizes are checked first, so a corrupt config cannot demand a huge allocation.
   double stored = 0;
-  for (const NamedTensor& t : contents.tensors) stored += static_cast<double>(t.value.size());
+  for (const NamedTensor& t : contents.tensors)
+    stored += static_cast<double>(t.stored.empty() ? t.value.size() : t.stored.rows() * t.stored.cols());
   // The member's features are the words and its stored word pairs (each pair is 2 numbers).
   double pairs = 0;
   for (const NamedTensor& t : contents.tensors)
-    if (t.name == kLinearPrefix + "pairs") pairs = static_cast<double>(t.value.cols());
+    if (t.name == kLinearPrefix + "pairs") pairs = static_cast<double>(t.stored.empty() ? t.value.cols() : t.stored.cols());
   const double features = static_cast<double>(c.vocab.size()) + pairs;
   const double expected = members * han_parameter_count(c.config.model, static_cast<Index>(c.vocab.size()), outputs) +
                           (c.config.model.linear_member ? (outputs + 1) * features + outputs + 2 * pairs : 0.0);

@@ -26,7 +26,7 @@ void explain_label(MemberExplanation& e, const LinearMemberParams& p, Index labe
   e.member = e.member_answers.at(static_cast<std::size_t>(label));
   e.words.clear();
   for (const MemberContribution& f : e.features) {
-    const double value = static_cast<double>(p.W(label, f.word)) * f.value * units;
+    const double value = static_cast<double>(p.weights(f.word)(label)) * f.value * units;
     if (value != 0) e.words.push_back({f.word, static_cast<float>(value)});
   }
   // Largest magnitude first; equal ones by word id, so the order does not depend on the sort.

@@ -18,6 +18,9 @@
 #include "han/core/hash.h"
 #include "han/core/io.h"
 #include "han/core/json_text.h"
+#include "han/core/mapped_file.h"
+#include "model_file_parts.h"
+#include "model_file_v3.h"
 
 // Tensor data is read straight into Eigen's storage: float32 bits in file order.
 #if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
@@ -27,26 +30,27 @@
 namespace han {
 namespace {
 
-constexpr char kMagic[8] = {'H', 'A', 'N', 'M', 'O', 'D', 'E', 'L'};
-constexpr std::size_t kMagicSize = sizeof kMagic;
+using namespace model_file_parts;
+
 // magic | version u32 | header length u64 | (header) | tensor count u32 | checksum u64
 constexpr std::size_t kMinSize = kMagicSize + 4 + 8 + 4 + 8;
 constexpr std::uint32_t kFnvVersion = 1;  // version 1 files carry an FNV-1a checksum
+constexpr std::uint32_t kStreamedVersion = 2;  // the last format read front to back
 
-void put_u32(std::string& out, std::uint32_t v) {
-  for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
-}
-
-void put_u64(std::string& out, std::uint64_t v) {
-  for (int i = 0; i < 8; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
-}
-
-std::uint64_t get_le(const char* p, int nbytes) {
-  std::uint64_t v = 0;
-  for (int i = 0; i < nbytes; ++i) {
-    v |= static_cast<std::uint64_t>(static_cast<unsigned char>(p[i])) << (8 * i);
+// Magic and version, from the first min(size, 12) bytes of a file of `size` bytes: checked
+// before anything else, so a foreign file or another version is named as such whatever
+// its checksum.
+std::uint32_t format_version(const char* prefix, std::size_t size, const ModelErrors& err) {
+  const std::size_t n = std::min(size, kMagicSize + 4);
+  if (size == 0 || std::memcmp(prefix, kMagic, std::min(n, kMagicSize)) != 0)
+    throw Error(err.who + ": not a han model file");
+  if (n < kMagicSize + 4) throw err.truncated();
+  const auto version = static_cast<std::uint32_t>(get_le(prefix + kMagicSize, 4));
+  if (version < kFnvVersion || version > kModelFormatVersion) {
+    throw Error(err.who + ": model format version " + std::to_string(version) + " is not supported (this han reads versions " +
+                std::to_string(kFnvVersion) + " to " + std::to_string(kModelFormatVersion) + ")");
   }
-  return v;
+  return version;
 }
 
 // The checksum of the bytes before it, fed piece by piece as they are read. Version 1
@@ -76,17 +80,6 @@ class BodyHash {
   std::unique_ptr<XXH3_state_t, FreeState> state_;
 };
 
-// Byte count of a rows x cols float32 tensor, or false if it exceeds `limit`.
-bool tensor_bytes(std::uint32_t rows, std::uint32_t cols, std::size_t limit, std::uint64_t* n) {
-  if (rows == 0 || cols == 0) {
-    *n = 0;
-    return true;
-  }
-  if (static_cast<std::uint64_t>(rows) > limit / 4 / cols) return false;
-  *n = static_cast<std::uint64_t>(rows) * cols * 4;
-  return *n <= limit;
-}
-
 }  // namespace
 
 std::uint64_t model_checksum(std::uint32_t version, const char* data, std::size_t n) {
@@ -95,7 +88,9 @@ std::uint64_t model_checksum(std::uint32_t version, const char* data, std::size_
   return h.value();
 }
 
-std::string serialize_model(const nlohmann::json& header, const std::vector<NamedTensor>& tensors) {
+std::string serialize_model(const nlohmann::json& header, const std::vector<NamedTensor>& tensors,
+                            std::uint32_t version) {
+  HAN_ASSERT(version == model_v3::kVersion || version == kStreamedVersion);
   std::string header_text;
   try {
     header_text = header.dump();
@@ -103,6 +98,7 @@ std::string serialize_model(const nlohmann::json& header, const std::vector<Name
     throw Error(std::string("cannot serialise the model header: ") + e.what(), 1);
   }
   HAN_ASSERT(tensors.size() <= std::numeric_limits<std::uint32_t>::max());
+  if (version == model_v3::kVersion) return model_v3::serialize(header_text, tensors);
 
   std::size_t total = kMinSize + header_text.size();
   for (const auto& t : tensors) total += 12 + t.name.size() + 4 * static_cast<std::size_t>(t.value.size());
@@ -110,7 +106,7 @@ std::string serialize_model(const nlohmann::json& header, const std::vector<Name
   out.reserve(total);
 
   out.append(kMagic, kMagicSize);
-  put_u32(out, kModelFormatVersion);
+  put_u32(out, kStreamedVersion);
   put_u64(out, header_text.size());
   out += header_text;
   put_u32(out, static_cast<std::uint32_t>(tensors.size()));
@@ -127,7 +123,7 @@ std::string serialize_model(const nlohmann::json& header, const std::vector<Name
     if (t.value.size() > 0)
       out.append(reinterpret_cast<const char*>(t.value.data()), 4 * static_cast<std::size_t>(t.value.size()));
   }
-  put_u64(out, model_checksum(kModelFormatVersion, out.data(), out.size()));
+  put_u64(out, model_checksum(kStreamedVersion, out.data(), out.size()));
   return out;
 }
 
@@ -194,15 +190,6 @@ class FileSource : public ByteSource {
   std::string path_;
 };
 
-struct ModelErrors {
-  std::string who;
-  Error truncated() const { return Error(who + ": model file is truncated"); }
-  Error corrupted(const std::string& why) const { return Error(who + ": model file is corrupted (" + why + ")"); }
-};
-
-// A real header nests about four levels (header, config, section, value).
-constexpr std::size_t kMaxHeaderDepth = 64;
-
 // Reads the file front to back, hashing every byte of the body. Nothing read is trusted
 // until the checksum holds: a length that points past the end is "truncated" when the
 // checksum is wrong (the usual cut-short file) and "corrupted" when it is right (a
@@ -223,7 +210,7 @@ class ModelParser {
     const std::uint32_t count = u32("missing tensor count");
     for (std::uint32_t t = 0; t < count; ++t) out.tensors.push_back(read_tensor(t));
     check_trailer();
-    out.header = parse_header(header_text);
+    out.header = parse_header(header_text, err_);
     std::set<std::string> names;
     for (const NamedTensor& nt : out.tensors)
       if (!names.insert(nt.name).second) throw err_.corrupted("duplicate tensor \"" + nt.name + "\"");
@@ -237,15 +224,8 @@ class ModelParser {
     const std::size_t size = src_.remaining();
     const std::size_t n = std::min(size, kMagicSize + 4);
     src_.read(prefix_, n);
-    const std::size_t magic_bytes = std::min(n, kMagicSize);
-    if (std::memcmp(prefix_, kMagic, magic_bytes) != 0 || size == 0) throw Error(err_.who + ": not a han model file");
-    if (n < kMagicSize + 4) throw err_.truncated();
-    const auto version = static_cast<std::uint32_t>(get_le(prefix_ + kMagicSize, 4));
-    if (version != kModelFormatVersion && version != kFnvVersion) {
-      throw Error(err_.who + ": model format version " + std::to_string(version) +
-                  " is not supported (this han reads versions " + std::to_string(kFnvVersion) + " to " +
-                  std::to_string(kModelFormatVersion) + ")");
-    }
+    const std::uint32_t version = format_version(prefix_, size, err_);
+    HAN_ASSERT(version <= kStreamedVersion);
     if (size < kMinSize) throw err_.truncated();
     return version;
   }
@@ -307,14 +287,6 @@ class ModelParser {
     throw err_.corrupted("checksum mismatch");
   }
 
-  nlohmann::json parse_header(const std::string& text) const {
-    nlohmann::json header = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-    if (header.is_discarded() || !header.is_object()) throw err_.corrupted("header is not a JSON object");
-    // Callers copy and print parts of the header, which recurses: refuse absurd nesting.
-    if (json_nesting_exceeds(header, kMaxHeaderDepth)) throw err_.corrupted("header is nested too deeply");
-    return header;
-  }
-
   ByteSource& src_;
   const ModelErrors& err_;
   char prefix_[kMagicSize + 4] = {};
@@ -329,6 +301,8 @@ struct FileCloser {
 
 ModelFileContents parse_model(const std::string& bytes, const std::string& origin) {
   const ModelErrors err{origin.empty() ? "model file" : origin};
+  if (format_version(bytes.data(), bytes.size(), err) == model_v3::kVersion)
+    return model_v3::parse(bytes.data(), bytes.size(), err.who, {}, nullptr);
   MemorySource src(bytes);
   return ModelParser(src, err).parse();
 }
@@ -338,12 +312,22 @@ void save_model_file(const std::string& path, const nlohmann::json& header,
   write_file_atomically(path, serialize_model(header, tensors));
 }
 
-ModelFileContents load_model_file(const std::string& path) {
+ModelFileContents load_model_file(const std::string& path, const KeepInPlace& in_place) {
   std::unique_ptr<std::FILE, FileCloser> f(open_for_reading(path));
   struct stat st;
   if (::fstat(::fileno(f.get()), &st) == 0 && S_ISREG(st.st_mode)) {
-    FileSource src(f.get(), static_cast<std::size_t>(st.st_size), path);
-    return ModelParser(src, ModelErrors{path}).parse();
+    const ModelErrors err{path};
+    char prefix[kMagicSize + 4] = {};
+    const auto size = static_cast<std::size_t>(st.st_size);
+    if (std::fread(prefix, 1, std::min(size, sizeof prefix), f.get()) != std::min(size, sizeof prefix))
+      throw Error(path + ": cannot read: " + std::strerror(errno), 1);
+    if (format_version(prefix, size, err) == model_v3::kVersion) {
+      const std::shared_ptr<const MappedFile> file = MappedFile::open(path);
+      return model_v3::parse(file->data(), file->size(), path, in_place, file);
+    }
+    std::rewind(f.get());
+    FileSource src(f.get(), size, path);
+    return ModelParser(src, err).parse();
   }
   // A pipe or device: read it whole (stopping at once if it is not a model), then parse.
   f.reset();

@@ -25,7 +25,7 @@ namespace {
 
 // Appends the feature ids of document d: its words, then the pairs of `pairs` it holds
 // (each pair at V + its column).
-void append_features(const SentenceList& sentences, const Matrix& pairs, Index words, std::vector<std::int32_t>& out) {
+void append_features(const SentenceList& sentences, const ConstMap& pairs, Index words, std::vector<std::int32_t>& out) {
   for (const WordIds sentence : sentences) {
     out.insert(out.end(), sentence.begin(), sentence.end());
     if (pairs.cols() == 0) continue;
@@ -56,7 +56,7 @@ LinearMemberParams linear_member_init(const Documents& train, Index vocab_size, 
   std::vector<std::int32_t> seen;
   for (const DocumentView d : train) {
     seen.clear();
-    append_features(member_sentences(d, p.text), p.pairs, vocab_size, seen);
+    append_features(member_sentences(d, p.text), p.pair_ids(), vocab_size, seen);
     std::sort(seen.begin(), seen.end());
     seen.erase(std::unique(seen.begin(), seen.end()), seen.end());
     for (std::int32_t id : seen) {
@@ -73,10 +73,11 @@ LinearMemberParams linear_member_init(const Documents& train, Index vocab_size, 
 
 std::string linear_feature_name(const LinearMemberParams& p, const std::vector<std::string>& words, Index feature) {
   const Index v = p.words();
-  HAN_ASSERT(feature >= 0 && feature < p.W.cols() && static_cast<Index>(words.size()) == v);
+  HAN_ASSERT(feature >= 0 && feature < p.features() && static_cast<Index>(words.size()) == v);
   if (feature < v) return words[static_cast<std::size_t>(feature)];
+  const ConstMap pairs = p.pair_ids();
   const Index k = feature - v;
-  return words[static_cast<std::size_t>(p.pairs(0, k))] + " " + words[static_cast<std::size_t>(p.pairs(1, k))];
+  return words[static_cast<std::size_t>(pairs(0, k))] + " " + words[static_cast<std::size_t>(pairs(1, k))];
 }
 
 BagFeatures linear_member_features(const LinearMemberParams& p, const Documents& docs,
@@ -84,20 +85,26 @@ BagFeatures linear_member_features(const LinearMemberParams& p, const Documents&
   std::vector<std::int32_t> tokens;
   std::vector<Index> doc_tokens;
   doc_tokens.reserve(indices.size());
+  const ConstMap pairs = p.pair_ids();
   for (Index i : indices) {
     HAN_ASSERT(i >= 0 && static_cast<std::size_t>(i) < docs.size());
     const DocumentView d = docs[static_cast<std::size_t>(i)];
     const std::size_t before = tokens.size();
-    append_features(member_sentences(d, p.text), p.pairs, p.words(), tokens);
+    append_features(member_sentences(d, p.text), pairs, p.words(), tokens);
     doc_tokens.push_back(static_cast<Index>(tokens.size() - before));
   }
-  return bag_features(tokens, doc_tokens, p.idf.data());
+  return bag_features(tokens, doc_tokens, p.idf_values().data());
 }
 
 Matrix linear_member_logits(const LinearMemberParams& p, const BagFeatures& x) {
   const Index B = static_cast<Index>(x.start.size()) - 1;
   Matrix logits = p.b.replicate(1, B);
-  bag_forward(p.W, x, logits);
+  if (p.W_stored.empty()) {
+    bag_forward(p.W, x, logits);
+    return logits;
+  }
+  for (Index b = 0; b < B; ++b)
+    for (Index k = x.start[b]; k < x.start[b + 1]; ++k) logits.col(b) += x.values[k] * p.weights(x.ids[k]);
   return logits;
 }
 

@@ -17,10 +17,10 @@ constexpr Index kChunk = 256;
 
 WordInputTable::WordInputTable(const HanParams& params)
     : params_(params),
-      enabled_(6 * params.word_gru.fwd.hidden() <= 2 * params.embedding.table.rows()) {
+      enabled_(6 * params.word_gru.fwd.hidden() <= 2 * params.embedding.dim()) {
   // Allocated whole but written column by column: pages of unseen words are never touched.
-  if (enabled_) table_.resize(6 * params.word_gru.fwd.hidden(), params.embedding.table.cols());
-  ready_.assign(static_cast<std::size_t>(enabled_ ? params.embedding.table.cols() : 0), false);
+  if (enabled_) table_.resize(6 * params.word_gru.fwd.hidden(), params.embedding.words());
+  ready_.assign(static_cast<std::size_t>(enabled_ ? params.embedding.words() : 0), false);
 }
 
 void WordInputTable::fill(const Documents& docs, const std::vector<Index>& indices) {
@@ -34,11 +34,11 @@ void WordInputTable::fill(const Documents& docs, const std::vector<Index>& indic
       }
   std::sort(missing.begin(), missing.end());
   missing.erase(std::unique(missing.begin(), missing.end()), missing.end());
-  const Matrix& embeddings = params_.embedding.table;  // (E, V)
-  Matrix x(embeddings.rows(), kChunk);                 // (E, kChunk)
+  const EmbeddingParams& embeddings = params_.embedding;  // (E, V)
+  Matrix x(embeddings.dim(), kChunk);                     // (E, kChunk)
   for (std::size_t begin = 0; begin < missing.size(); begin += kChunk) {
     const Index n = std::min<Index>(kChunk, static_cast<Index>(missing.size() - begin));
-    for (Index k = 0; k < n; ++k) x.col(k) = embeddings.col(missing[begin + k]);
+    for (Index k = 0; k < n; ++k) x.col(k) = embeddings.column(missing[begin + k]);
     x.rightCols(kChunk - n).setZero();
     const Matrix columns = bigru_input_table(params_.word_gru, x);  // (6Hw, kChunk)
     for (Index k = 0; k < n; ++k) table_.col(missing[begin + k]) = columns.col(k);

@@ -51,7 +51,7 @@ Matrix count_word_pairs(const Documents& train, std::size_t max_pairs, LinearTex
   return pairs;
 }
 
-Index find_word_pair(const Matrix& pairs, std::int32_t first, std::int32_t second) {
+Index find_word_pair(const Eigen::Ref<const Matrix>& pairs, std::int32_t first, std::int32_t second) {
   const Scalar a = static_cast<Scalar>(first), b = static_cast<Scalar>(second);
   Index lo = 0, hi = pairs.cols();  // the answer is in [lo, hi)
   while (lo < hi) {
@@ -63,7 +63,7 @@ Index find_word_pair(const Matrix& pairs, std::int32_t first, std::int32_t secon
   return lo < pairs.cols() && pairs(0, lo) == a && pairs(1, lo) == b ? lo : -1;
 }
 
-std::string word_pairs_problem(const Matrix& pairs, Index vocab_size) {
+std::string word_pairs_problem(const Eigen::Ref<const Matrix>& pairs, Index vocab_size) {
   if (pairs.rows() != 2) return "the word pairs tensor does not have 2 rows";
   for (Index k = 0; k < pairs.cols(); ++k)
     for (Index r = 0; r < 2; ++r) {

@@ -17,6 +17,8 @@ std::shared_ptr<ServedModel> ServedModel::load(const std::string& path, int thre
   const auto start = std::chrono::steady_clock::now();
   const std::string file = model_file_in(path);
   nlohmann::json header;
+  // Copied, not mapped: a server outlives many edits of its model file, and one rewritten
+  // in place under a mapping would change or vanish beneath it.
   Classifier c = load_classifier(file, nullptr, &header);
   std::shared_ptr<ServedModel> m(new ServedModel(file, std::move(c), std::move(header), threads));
   m->load_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -119,10 +119,12 @@ Model& model() {
   return m;
 }
 
-// Section boundaries of a model file (see han/infer/model_file.h): offsets where each part starts.
+// Section boundaries of a format 3 model file (src/infer/model_file_v3.h): offsets where
+// each part starts.
 struct Layout {
   std::size_t header_start = 20, header_end = 0, count_end = 0, checksum = 0;
-  std::vector<std::pair<std::size_t, std::size_t>> tensors;  // [start, end)
+  std::vector<std::pair<std::size_t, std::size_t>> entries;  // each tensor's directory entry [start, end)
+  std::vector<std::pair<std::size_t, std::size_t>> tensors;  // each non-empty tensor's data [start, end)
 };
 
 std::uint64_t le(const std::string& b, std::size_t at, int n) {
@@ -141,12 +143,14 @@ Layout layout_of(const std::string& b) {
     const std::size_t start = at;
     const auto name_len = le(b, at, 4);
     at += 4 + name_len;
-    const auto rows = le(b, at, 4), cols = le(b, at + 4, 4);
-    at += 8 + 4 * rows * cols;
-    l.tensors.emplace_back(start, at);
+    const auto rows = le(b, at, 4), cols = le(b, at + 4, 4), offset = le(b, at + 8, 8);
+    at += 16;
+    l.entries.emplace_back(start, at);
+    if (rows * cols > 0) l.tensors.emplace_back(offset, offset + 4 * rows * cols);
   }
-  l.checksum = at;
-  REQUIRE(l.checksum + 8 == b.size());
+  const auto chunks = le(b, at + 4, 4);
+  l.checksum = at + 8 + 8 * chunks;
+  REQUIRE(l.tensors.back().second == b.size());
   return l;
 }
 
@@ -329,20 +333,22 @@ std::vector<std::string> generate(const json& g, const fs::path& tmp, std::strin
     if (at == "header") cut((l.header_start + l.header_end) / 2, "in_header");
     if (at == "tensor_count") cut(l.header_end + 2, "in_tensor_count");
     if (at == "each_tensor") {
+      for (std::size_t t = 0; t < l.entries.size(); ++t) cut(l.entries[t].first + 2, "in_entry" + std::to_string(t));
       for (std::size_t t = 0; t < l.tensors.size(); ++t) {
-        cut(l.tensors[t].first + 2, "in_tensor" + std::to_string(t) + "_name_length");
         cut((l.tensors[t].first + l.tensors[t].second) / 2, "in_tensor" + std::to_string(t));
         cut(l.tensors[t].second - 1, "end_of_tensor" + std::to_string(t));
       }
     }
-    if (at == "checksum") cut(bytes.size() - 3, "in_checksum");
+    if (at == "checksum") cut(l.checksum + 3, "in_checksum");
     if (at == "every_boundary") {
       cut(8, "after_magic");
       cut(12, "after_version");
       cut(20, "after_header_length");
       cut(l.header_end, "after_header");
       cut(l.count_end, "after_tensor_count");
-      for (std::size_t t = 0; t < l.tensors.size(); ++t) cut(l.tensors[t].second, "after_tensor" + std::to_string(t));
+      for (std::size_t t = 0; t < l.entries.size(); ++t) cut(l.entries[t].second, "after_entry" + std::to_string(t));
+      cut(l.checksum + 8, "after_directory");
+      for (std::size_t t = 0; t + 1 < l.tensors.size(); ++t) cut(l.tensors[t].second, "after_tensor" + std::to_string(t));
     }
     REQUIRE_FALSE(files.empty());
     return files;

@@ -179,7 +179,7 @@ TEST_CASE("an ensemble's metrics.jsonl, info, eval, html page and single-model t
   REQUIRE(info.exit_code == 0);
   const json j = json::parse(info.out);
   CHECK(j["ensemble"] == 3);
-  CHECK(j["format_version"] == 2);
+  CHECK(j["format_version"] == 3);
   REQUIRE(j["trained"]["members"].size() == 3);
   CHECK(j["trained"]["members"][1]["seed"] == 6);
   CHECK(j["trained"]["members"][1]["best_epoch"] == summary["members"][1]["best_epoch"]);

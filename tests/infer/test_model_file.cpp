@@ -52,13 +52,19 @@ void poke_u32(std::string& s, std::size_t pos, std::uint32_t v) {
   for (int i = 0; i < 4; ++i) s[pos + i] = static_cast<char>((v >> (8 * i)) & 0xFF);
 }
 
+std::uint64_t le(const std::string& s, std::size_t at, int n) {
+  std::uint64_t v = 0;
+  for (int i = 0; i < n; ++i) v |= std::uint64_t(static_cast<unsigned char>(s[at + i])) << (8 * i);
+  return v;
+}
+
 // Recomputes the trailing checksum (for hand-made files): XXH3-64 of the bytes before it.
 void reseal(std::string& s) { put_checksum(s, XXH3_64bits(s.data(), s.size() - 8)); }
 
 }  // namespace
 
-TEST_CASE("model file layout starts with magic and version, little-endian", "[model_file]") {
-  const std::string bytes = han::serialize_model(json::object(), {});
+TEST_CASE("format 2's layout: magic, version, header, tensors, checksum, little-endian", "[model_file]") {
+  const std::string bytes = han::serialize_model(json::object(), {}, 2);
   REQUIRE(bytes.size() == 8 + 4 + 8 + 2 + 4 + 8);  // header "{}"
   CHECK(bytes.substr(0, 8) == "HANMODEL");
   CHECK(bytes.substr(8, 4) == std::string("\x02\x00\x00\x00", 4));
@@ -108,7 +114,9 @@ TEST_CASE("save and load model files", "[model_file]") {
 }
 
 TEST_CASE("every truncation of a model file is refused", "[model_file]") {
-  const std::string bytes = han::serialize_model(small_header(), small_tensors());
+  const std::uint32_t version = GENERATE(2u, 3u);
+  INFO("format " << version);
+  const std::string bytes = han::serialize_model(small_header(), small_tensors(), version);
   for (std::size_t n = 0; n < bytes.size(); ++n) {
     INFO("length " << n);
     const std::string cut = bytes.substr(0, n);
@@ -123,7 +131,9 @@ TEST_CASE("every truncation of a model file is refused", "[model_file]") {
 }
 
 TEST_CASE("every single flipped byte is refused", "[model_file]") {
-  const std::string bytes = han::serialize_model(small_header(), small_tensors());
+  const std::uint32_t version = GENERATE(2u, 3u);
+  INFO("format " << version);
+  const std::string bytes = han::serialize_model(small_header(), small_tensors(), version);
   for (std::size_t i = 0; i < bytes.size(); ++i) {
     for (unsigned char mask : {0x01, 0x80, 0xFF}) {
       INFO("byte " << i << " mask " << int(mask));
@@ -135,8 +145,7 @@ TEST_CASE("every single flipped byte is refused", "[model_file]") {
   // A flip in the data region is reported as corruption.
   std::string bad = bytes;
   bad[bytes.size() - 12] ^= 0x10;
-  REQUIRE_THROWS_WITH(han::parse_model(bad, "m.han"),
-                      Contains("m.han: model file is corrupted (checksum mismatch)"));
+  REQUIRE_THROWS_WITH(han::parse_model(bad, "m.han"), Contains("m.han: model file is corrupted (checksum mismatch"));
 }
 
 TEST_CASE("foreign files and other versions are refused clearly", "[model_file]") {
@@ -147,14 +156,16 @@ TEST_CASE("foreign files and other versions are refused clearly", "[model_file]"
   other[0] = 'X';
   REQUIRE_THROWS_WITH(han::parse_model(other, "m.han"), Contains("m.han: not a han model file"));
 
-  std::string future = han::serialize_model(small_header(), small_tensors());
+  std::string future = han::serialize_model(small_header(), small_tensors(), 2);
   poke_u32(future, 8, 7);
   reseal(future);
   REQUIRE_THROWS_WITH(han::parse_model(future, "m.han"),
-                      Contains("m.han: model format version 7 is not supported (this han reads versions 1 to 2)"));
+                      Contains("m.han: model format version 7 is not supported (this han reads versions 1 to 3)"));
   // Even without a valid checksum, the version is what gets reported.
-  poke_u32(future, 8, 3);
-  REQUIRE_THROWS_WITH(han::parse_model(future, "m.han"), Contains("model format version 3 is not supported"));
+  poke_u32(future, 8, 4);
+  REQUIRE_THROWS_WITH(han::parse_model(future, "m.han"), Contains("model format version 4 is not supported"));
+  poke_u32(future, 8, 0);
+  REQUIRE_THROWS_WITH(han::parse_model(future, "m.han"), Contains("model format version 0 is not supported"));
   try {
     han::parse_model(future, "m.han");
   } catch (const han::Error& e) {
@@ -162,15 +173,15 @@ TEST_CASE("foreign files and other versions are refused clearly", "[model_file]"
   }
 }
 
-TEST_CASE("structurally bad files with a valid checksum are refused", "[model_file]") {
+TEST_CASE("structurally bad files of format 2 with a valid checksum are refused", "[model_file]") {
   // Header that is not a JSON object.
   {
-    std::string s = han::serialize_model(json::array({1, 2}), {});
+    std::string s = han::serialize_model(json::array({1, 2}), {}, 2);
     REQUIRE_THROWS_WITH(han::parse_model(s, "m.han"), Contains("m.han: model file is corrupted"));
   }
   // Header that is not JSON at all: replace "{}" by "{{" and reseal.
   {
-    std::string s = han::serialize_model(json::object(), {});
+    std::string s = han::serialize_model(json::object(), {}, 2);
     s[21] = '{';
     reseal(s);
     REQUIRE_THROWS_WITH(han::parse_model(s, "m.han"), Contains("corrupted"));
@@ -179,12 +190,12 @@ TEST_CASE("structurally bad files with a valid checksum are refused", "[model_fi
   {
     han::Matrix m(1, 1);
     m << 1.0f;
-    const std::string s = han::serialize_model(json::object(), {{"w", m}, {"w", m}});
+    const std::string s = han::serialize_model(json::object(), {{"w", m}, {"w", m}}, 2);
     REQUIRE_THROWS_WITH(han::parse_model(s, "m.han"), Contains("corrupted") && Contains("duplicate"));
   }
   // A huge header length or tensor shape with a recomputed checksum: no huge allocation.
   {
-    std::string s = han::serialize_model(json::object(), {});
+    std::string s = han::serialize_model(json::object(), {}, 2);
     for (int i = 0; i < 8; ++i) s[12 + i] = '\xff';
     reseal(s);
     REQUIRE_THROWS_AS(han::parse_model(s, "m.han"), han::Error);
@@ -192,7 +203,7 @@ TEST_CASE("structurally bad files with a valid checksum are refused", "[model_fi
   {
     han::Matrix m(1, 1);
     m << 1.0f;
-    std::string s = han::serialize_model(json::object(), {{"w", m}});
+    std::string s = han::serialize_model(json::object(), {{"w", m}}, 2);
     const std::size_t rows_at = 8 + 4 + 8 + 2 + 4 + 4 + 1;
     poke_u32(s, rows_at, 0xFFFFFFFFu);
     poke_u32(s, rows_at + 4, 0xFFFFFFFFu);
@@ -200,7 +211,7 @@ TEST_CASE("structurally bad files with a valid checksum are refused", "[model_fi
     REQUIRE_THROWS_WITH(han::parse_model(s, "m.han"), Contains("corrupted"));
   }
   {
-    std::string s = han::serialize_model(json::object(), {});
+    std::string s = han::serialize_model(json::object(), {}, 2);
     poke_u32(s, 22, 0xFFFFFFFFu);  // tensor count
     reseal(s);
     REQUIRE_THROWS_WITH(han::parse_model(s, "m.han"), Contains("corrupted"));
@@ -208,7 +219,7 @@ TEST_CASE("structurally bad files with a valid checksum are refused", "[model_fi
 }
 
 TEST_CASE("version 1 files (FNV-1a checksum) still load, bit-exact", "[model_file]") {
-  std::string v1 = han::serialize_model(small_header(), small_tensors());
+  std::string v1 = han::serialize_model(small_header(), small_tensors(), 2);
   poke_u32(v1, 8, 1);
   put_checksum(v1, fnv1a_64(v1, v1.size() - 8));
   const han::ModelFileContents m = han::parse_model(v1, "old.han");
@@ -222,8 +233,10 @@ TEST_CASE("version 1 files (FNV-1a checksum) still load, bit-exact", "[model_fil
 }
 
 TEST_CASE("a model file is read from disk the same as from memory, errors included", "[model_file]") {
+  const std::uint32_t version = GENERATE(2u, 3u);
+  INFO("format " << version);
   TempDir dir;
-  const std::string bytes = han::serialize_model(small_header(), small_tensors());
+  const std::string bytes = han::serialize_model(small_header(), small_tensors(), version);
   const std::string path = (dir.path / "m.han").string();
   auto from_disk = [&](const std::string& content) {
     std::ofstream(path, std::ios::binary) << content;
@@ -233,6 +246,69 @@ TEST_CASE("a model file is read from disk the same as from memory, errors includ
   REQUIRE_THROWS_WITH(from_disk(bytes.substr(0, bytes.size() - 20)), Contains(path + ": model file is truncated"));
   std::string flipped = bytes;
   flipped[bytes.size() - 12] ^= 0x10;
-  REQUIRE_THROWS_WITH(from_disk(flipped), Contains(path + ": model file is corrupted (checksum mismatch)"));
-  REQUIRE_THROWS_WITH(from_disk(bytes + "x"), Contains(path + ": model file is corrupted (checksum mismatch)"));
+  REQUIRE_THROWS_WITH(from_disk(flipped), Contains(path + ": model file is corrupted (checksum mismatch"));
+  REQUIRE_THROWS_WITH(from_disk(bytes + "x"), Contains(path + ": model file is corrupted"));
+}
+
+TEST_CASE("format 3 aligns every tensor to 64 bytes and seals its directory and each chunk of its data", "[model_file]") {
+  const std::string bytes = han::serialize_model(small_header(), small_tensors());
+  CHECK(bytes.substr(8, 4) == std::string("\x03\x00\x00\x00", 4));
+  const han::ModelFileContents m = han::parse_model(bytes, "m.han");
+  CHECK(m.version == 3);
+  // The directory, read here by hand: the header, then name, rows, cols, offset per tensor.
+  std::size_t at = 20 + le(bytes, 12, 8);
+  REQUIRE(le(bytes, at, 4) == 3);
+  at += 4;
+  std::vector<std::uint64_t> offsets;
+  for (int t = 0; t < 3; ++t) {
+    at += 4 + le(bytes, at, 4) + 8;
+    offsets.push_back(le(bytes, at, 8));
+    at += 8;
+  }
+  CHECK(offsets[0] % 64 == 0);
+  CHECK(offsets[1] % 64 == 0);
+  CHECK(offsets[1] >= offsets[0] + 6 * 4);
+  CHECK(offsets[2] == 0);  // the empty tensor has no place
+  CHECK(std::memcmp(bytes.data() + offsets[0], small_tensors()[0].value.data(), 6 * 4) == 0);
+  const std::uint64_t chunk = le(bytes, at, 4), chunks = le(bytes, at + 4, 4);
+  CHECK(chunk == 65536);
+  REQUIRE(chunks == 1);
+  const std::size_t data_start = (at + 8 + 8 * chunks + 8 + 63) / 64 * 64;
+  CHECK(le(bytes, at + 8, 8) == XXH3_64bits(bytes.data() + data_start, bytes.size() - data_start));
+  CHECK(le(bytes, at + 16, 8) == XXH3_64bits(bytes.data(), at + 16));
+  CHECK(offsets[0] == data_start);
+  CHECK(bytes.size() == offsets[1] + 4);  // the file ends with the last tensor
+}
+
+TEST_CASE("a format 3 file used in place checks each chunk when it is first read", "[model_file]") {
+  TempDir dir;
+  han::Matrix big(100, 400);  // 160,000 bytes: three chunks of 65,536
+  for (han::Index i = 0; i < big.size(); ++i) big.data()[i] = static_cast<float>(i);
+  const std::string path = (dir.path / "m.han").string();
+  std::string bytes = han::serialize_model(small_header(), {{"small", small_tensors()[0].value}, {"big", big}});
+  std::ofstream(path, std::ios::binary) << bytes;
+  const auto big_only = [](const std::string& name) { return name == "big"; };
+  {
+    const han::ModelFileContents m = han::load_model_file(path, big_only);
+    REQUIRE(m.tensors.size() == 2);
+    CHECK(m.tensors[0].stored.empty());
+    CHECK(same_bits(m.tensors[0].value, small_tensors()[0].value));
+    const han::TensorView& v = m.tensors[1].stored;
+    REQUIRE_FALSE(v.empty());
+    CHECK(m.tensors[1].value.size() == 0);
+    CHECK(reinterpret_cast<std::uintptr_t>(v.column(0)) % 64 == 0);
+    CHECK(same_bits(v.copy(), big));
+  }
+  // One flipped bit in the last chunk: the file opens, its first columns read, the last
+  // ones are refused; loading it whole is refused at once.
+  bytes[bytes.size() - 10] ^= 0x01;
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
+  const han::ModelFileContents m = han::load_model_file(path, big_only);
+  const han::TensorView& v = m.tensors[1].stored;
+  CHECK(v.column(0)[5] == 5.0f);
+  CHECK(v.column(399 - 200)[0] == static_cast<float>(199 * 100));
+  REQUIRE_THROWS_WITH(v.column(399), Contains(path + ": model file is corrupted (checksum mismatch in bytes 131072 to"));
+  REQUIRE_THROWS_WITH(v.copy(), Contains("checksum mismatch"));
+  REQUIRE_THROWS_WITH(han::load_model_file(path), Contains(path + ": model file is corrupted (checksum mismatch"));
+  REQUIRE_THROWS_WITH(han::parse_model(bytes, "m.han"), Contains("m.han: model file is corrupted (checksum mismatch"));
 }

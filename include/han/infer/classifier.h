@@ -51,11 +51,18 @@ void save_classifier(const std::string& path, const Classifier& c,
 // (an unfinished run: how to continue it). Any other path is returned as it is.
 std::string model_file_in(const std::string& path);
 
+// Where a loaded model's largest tensors live. copied: in memory of its own, the whole
+// file checked as it loads (training, and what saves a model again). mapped: the tensors
+// prediction reads a column at a time (the embedding tables, the linear member's weights,
+// idf and pairs) stay in the mapped file and are checked as they are read, so start-up
+// does not grow with the model (format 3 files; older ones are copied).
+enum class Residence { copied, mapped };
+
 // Refuses (han::Error naming the file) anything that is not a complete, consistent model.
 // `path` is a model file or a run folder (model_file_in).
 // Tensors that are not the model's go to *extra_tensors if given, else are an error;
 // *header receives the JSON header if given.
 Classifier load_classifier(const std::string& path, std::vector<NamedTensor>* extra_tensors = nullptr,
-                           nlohmann::json* header = nullptr);
+                           nlohmann::json* header = nullptr, Residence residence = Residence::copied);
 
 }  // namespace han

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "han/core/tensor_view.h"
 #include "han/core/types.h"
 #include "han/nn/layers/bag.h"
 #include "han/text/documents.h"
@@ -22,8 +23,18 @@ struct LinearMemberParams {
   Matrix idf;    // (F, 1): fixed once computed from the training documents, not trained
   Matrix pairs;  // (2, K): the word pairs (nn/word_pairs.h); K = 0 for words alone
   LinearText text = LinearText::whole;  // what it reads (model.linear_text); not a tensor
-  bool empty() const { return W.size() == 0; }
-  Index words() const { return W.cols() - pairs.cols(); }  // V
+  // W, idf and pairs left in a mapped model file (prediction; those Matrix are then empty).
+  TensorView W_stored, idf_stored, pairs_stored;
+  bool empty() const { return W.size() == 0 && W_stored.empty(); }
+  Index features() const { return W_stored.empty() ? W.cols() : W_stored.cols(); }  // F
+  Index pair_count() const { return pairs_stored.empty() ? pairs.cols() : pairs_stored.cols(); }  // K
+  Index words() const { return features() - pair_count(); }  // V
+  // Feature f's weights, one per output (C); checked when stored.
+  Eigen::Map<const Vector> weights(Index f) const {
+    return {W_stored.empty() ? W.col(f).data() : W_stored.column(f), W_stored.empty() ? W.rows() : W_stored.rows()};
+  }
+  ConstMap idf_values() const { return read_view(idf, idf_stored); }  // (F, 1)
+  ConstMap pair_ids() const { return read_view(pairs, pairs_stored); }  // (2, K)
   template <class Self, class F>
   static void fields(Self& s, F&& f) {
     f("W", s.W);

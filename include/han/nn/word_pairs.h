@@ -35,10 +35,10 @@ inline SentenceList member_sentences(const DocumentView& d, LinearText text) {
 Matrix count_word_pairs(const Documents& train, std::size_t max_pairs, LinearText text = LinearText::whole);
 
 // The column of (first, second) in a sorted pairs tensor, or -1.
-Index find_word_pair(const Matrix& pairs, std::int32_t first, std::int32_t second);
+Index find_word_pair(const Eigen::Ref<const Matrix>& pairs, std::int32_t first, std::int32_t second);
 
 // Empty when `pairs` is a sorted (2, K) tensor of distinct pairs of ids below vocab_size;
 // else what is wrong with it.
-std::string word_pairs_problem(const Matrix& pairs, Index vocab_size);
+std::string word_pairs_problem(const Eigen::Ref<const Matrix>& pairs, Index vocab_size);
 
 }  // namespace han

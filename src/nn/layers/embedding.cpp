@@ -17,8 +17,8 @@ EmbeddingParams embedding_init(Index vocab_size, Index dim, Rng& rng) {
 }
 
 void embedding_forward(const EmbeddingParams& p, const std::vector<std::int32_t>& ids, Matrix& x) {
-  x.resize(p.table.rows(), static_cast<Index>(ids.size()));
-  for (std::size_t t = 0; t < ids.size(); ++t) x.col(static_cast<Index>(t)) = p.table.col(ids[t]);
+  x.resize(p.dim(), static_cast<Index>(ids.size()));
+  for (std::size_t t = 0; t < ids.size(); ++t) x.col(static_cast<Index>(t)) = p.column(ids[t]);
 }
 
 void embedding_backward(const std::vector<std::int32_t>& ids, const Matrix& dx, EmbeddingParams& g) {

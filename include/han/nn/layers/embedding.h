@@ -5,12 +5,21 @@
 #include <vector>
 
 #include "han/core/random.h"
+#include "han/core/tensor_view.h"
 #include "han/core/types.h"
 
 namespace han {
 
 struct EmbeddingParams {
   Matrix table;  // (E, V): one column per word id
+  // The table left in a mapped model file (prediction; `table` is then empty).
+  TensorView stored;
+  Index dim() const { return stored.empty() ? table.rows() : stored.rows(); }
+  Index words() const { return stored.empty() ? table.cols() : stored.cols(); }
+  // Word v's column (checked when stored).
+  Eigen::Map<const Vector> column(Index v) const {
+    return {stored.empty() ? table.col(v).data() : stored.column(v), dim()};
+  }
   template <class Self, class F>
   static void fields(Self& s, F&& f) {
     f("table", s.table);

@@ -1,0 +1,218 @@
+#include "model_file_v3.h"
+
+#include <atomic>
+#include <cstring>
+#include <limits>
+#include <set>
+
+#include <xxhash.h>
+
+#include "han/core/error.h"
+#include "model_file_parts.h"
+
+namespace han::model_v3 {
+namespace {
+
+using namespace model_file_parts;
+
+std::size_t aligned(std::size_t n) { return (n + kAlignment - 1) / kAlignment * kAlignment; }
+
+std::size_t tensor_size(const NamedTensor& t) { return 4 * static_cast<std::size_t>(t.value.size()); }
+
+constexpr std::size_t kNowhere = ~std::size_t{0};  // an empty tensor's place: offset 0
+
+// The data region's chunks, each checked against its checksum the first time a reader
+// touches it. Threads may check one chunk at once: both compute the same answer.
+class ChunkCheck : public ByteCheck {
+ public:
+  ChunkCheck(const char* region, std::size_t bytes, std::uint32_t chunk, std::vector<std::uint64_t> sums,
+             ModelErrors err, std::shared_ptr<const MappedFile> file)
+      : region_(region), bytes_(bytes), chunk_(chunk), sums_(std::move(sums)),
+        done_(new std::atomic<bool>[sums_.size()]), err_(std::move(err)), file_(std::move(file)) {
+    for (std::size_t c = 0; c < sums_.size(); ++c) done_[c].store(false, std::memory_order_relaxed);
+  }
+
+  void check(const char* begin, std::size_t n) const override {
+    HAN_ASSERT(begin >= region_ && begin + n <= region_ + bytes_ && n > 0);
+    const std::size_t offset = static_cast<std::size_t>(begin - region_);
+    for (std::size_t c = offset / chunk_; c <= (offset + n - 1) / chunk_; ++c) check_chunk(c);
+  }
+  void check_all() const {
+    for (std::size_t c = 0; c < sums_.size(); ++c) check_chunk(c);
+  }
+
+ private:
+  void check_chunk(std::size_t c) const {
+    if (done_[c].load(std::memory_order_acquire)) return;
+    const std::size_t from = c * chunk_;
+    if (XXH3_64bits(region_ + from, std::min<std::size_t>(chunk_, bytes_ - from)) != sums_[c])
+      throw err_.corrupted("checksum mismatch in bytes " + std::to_string(from) + " to " +
+                           std::to_string(std::min<std::size_t>(from + chunk_, bytes_)) + " of its tensors");
+    done_[c].store(true, std::memory_order_release);
+  }
+
+  const char* region_;
+  std::size_t bytes_;
+  std::uint32_t chunk_;
+  std::vector<std::uint64_t> sums_;
+  std::unique_ptr<std::atomic<bool>[]> done_;
+  ModelErrors err_;
+  std::shared_ptr<const MappedFile> file_;  // keeps the region mapped while a view lives
+};
+
+// Reads the directory front to back. Nothing in it is trusted until its checksum holds:
+// a length that points past the end of the file makes the file "truncated".
+class Directory {
+ public:
+  Directory(const char* data, std::size_t size, const ModelErrors& err) : data_(data), size_(size), err_(err) {}
+
+  std::string header_text;
+  struct Entry {
+    std::string name;
+    std::uint32_t rows, cols;
+    std::uint64_t offset;
+  };
+  std::vector<Entry> entries;
+  std::uint32_t chunk = 0;
+  std::vector<std::uint64_t> sums;
+  std::size_t data_start = 0;
+
+  void read() {
+    pos_ = kMagicSize + 4;
+    const std::uint64_t header_len = le(8);
+    header_text.assign(take(header_len), static_cast<std::size_t>(header_len));
+    const std::uint32_t count = static_cast<std::uint32_t>(le(4));
+    for (std::uint32_t t = 0; t < count; ++t) {
+      Entry e;
+      const std::uint64_t name_len = le(4);
+      e.name.assign(take(name_len), static_cast<std::size_t>(name_len));
+      e.rows = static_cast<std::uint32_t>(le(4));
+      e.cols = static_cast<std::uint32_t>(le(4));
+      e.offset = le(8);
+      entries.push_back(std::move(e));
+    }
+    chunk = static_cast<std::uint32_t>(le(4));
+    const std::uint64_t chunks = le(4);
+    for (std::uint64_t c = 0; c < chunks; ++c) sums.push_back(le(8));
+    const std::size_t end = pos_;
+    if (le(8) != XXH3_64bits(data_, end)) throw err_.corrupted("checksum mismatch");
+    data_start = aligned(pos_);
+    if (data_start > size_) throw err_.truncated();
+    for (std::size_t i = pos_; i < data_start; ++i)
+      if (data_[i] != 0) throw err_.corrupted("checksum mismatch");
+  }
+
+ private:
+  const char* take(std::uint64_t n) {
+    if (n > size_ - pos_) throw err_.truncated();
+    const char* at = data_ + pos_;
+    pos_ += static_cast<std::size_t>(n);
+    return at;
+  }
+  std::uint64_t le(int nbytes) { return get_le(take(static_cast<std::uint64_t>(nbytes)), nbytes); }
+
+  const char* data_;
+  std::size_t size_;
+  const ModelErrors& err_;
+  std::size_t pos_ = 0;
+};
+
+// The end of the last tensor's bytes, after checking that every tensor lies in the data
+// region, aligned, in order and apart, and that the chunks cover exactly that region.
+std::size_t checked_layout(const Directory& d, std::size_t size, const ModelErrors& err) {
+  std::size_t end = d.data_start;
+  std::set<std::string> names;
+  for (const Directory::Entry& e : d.entries) {
+    if (!names.insert(e.name).second) throw err.corrupted("duplicate tensor \"" + e.name + "\"");
+    std::uint64_t n = 0;
+    if (!tensor_bytes(e.rows, e.cols, std::numeric_limits<std::size_t>::max() / 2, &n))
+      throw err.corrupted("tensor \"" + e.name + "\" is too large");
+    if (n == 0) {
+      if (e.offset != 0) throw err.corrupted("empty tensor \"" + e.name + "\" has an offset");
+      continue;
+    }
+    if (e.offset % kAlignment != 0 || e.offset < end) throw err.corrupted("tensor \"" + e.name + "\" is out of place");
+    if (e.offset > size || n > size - e.offset) throw err.truncated();  // the directory holds: the data is cut short
+    end = static_cast<std::size_t>(e.offset + n);
+  }
+  if (end < size) throw err.corrupted("unexpected bytes after the last tensor");
+  const std::size_t region = end - d.data_start;
+  if (d.chunk == 0 || d.sums.size() != (region + d.chunk - 1) / d.chunk)
+    throw err.corrupted("its chunk table does not cover its data");
+  return end;
+}
+
+}  // namespace
+
+std::string serialize(const std::string& header_text, const std::vector<NamedTensor>& tensors) {
+  std::string data;  // the data region, offsets relative to its start (a multiple of 64)
+  std::vector<std::size_t> at;
+  for (const NamedTensor& t : tensors) {
+    HAN_ASSERT(t.stored.empty());
+    if (t.value.size() == 0) {
+      at.push_back(kNowhere);
+      continue;
+    }
+    data.resize(aligned(data.size()), '\0');
+    at.push_back(data.size());
+    data.append(reinterpret_cast<const char*>(t.value.data()), tensor_size(t));
+  }
+  std::string out(kMagic, kMagicSize);
+  put_u32(out, kVersion);
+  put_u64(out, header_text.size());
+  out += header_text;
+  put_u32(out, static_cast<std::uint32_t>(tensors.size()));
+  std::size_t directory = out.size() + 4 + 4 + 8;
+  for (const NamedTensor& t : tensors) directory += 4 + t.name.size() + 4 + 4 + 8;
+  const std::size_t chunks = (data.size() + kChunkBytes - 1) / kChunkBytes;
+  const std::size_t data_start = aligned(directory + 8 * chunks);
+  for (std::size_t i = 0; i < tensors.size(); ++i) {
+    const NamedTensor& t = tensors[i];
+    HAN_ASSERT(t.name.size() <= UINT32_MAX && t.value.rows() <= UINT32_MAX && t.value.cols() <= UINT32_MAX);
+    put_u32(out, static_cast<std::uint32_t>(t.name.size()));
+    out += t.name;
+    put_u32(out, static_cast<std::uint32_t>(t.value.rows()));
+    put_u32(out, static_cast<std::uint32_t>(t.value.cols()));
+    put_u64(out, at[i] == kNowhere ? 0 : data_start + at[i]);
+  }
+  put_u32(out, kChunkBytes);
+  put_u32(out, static_cast<std::uint32_t>(chunks));
+  for (std::size_t c = 0; c < chunks; ++c) {
+    const std::size_t from = c * kChunkBytes;
+    put_u64(out, XXH3_64bits(data.data() + from, std::min<std::size_t>(kChunkBytes, data.size() - from)));
+  }
+  put_u64(out, XXH3_64bits(out.data(), out.size()));
+  HAN_ASSERT(aligned(out.size()) == data_start);
+  out.resize(data_start, '\0');
+  out += data;
+  return out;
+}
+
+ModelFileContents parse(const char* data, std::size_t size, const std::string& who, const KeepInPlace& in_place,
+                        std::shared_ptr<const MappedFile> file) {
+  const ModelErrors err{who};
+  Directory d(data, size, err);
+  d.read();
+  const std::size_t end = checked_layout(d, size, err);
+  auto check = std::make_shared<ChunkCheck>(data + d.data_start, end - d.data_start, d.chunk, d.sums, err, file);
+  ModelFileContents out;
+  out.version = kVersion;
+  out.header = parse_header(d.header_text, err);
+  bool any_in_place = false;
+  for (const Directory::Entry& e : d.entries) {
+    NamedTensor t;
+    t.name = e.name;
+    TensorView view(reinterpret_cast<const float*>(data + e.offset), e.rows, e.cols, check);
+    if (file && in_place && in_place(e.name) && e.rows > 0 && e.cols > 0) {
+      t.stored = std::move(view);
+      any_in_place = true;
+    } else {
+      t.value = view.copy();
+    }
+    out.tensors.push_back(std::move(t));
+  }
+  if (!any_in_place) check->check_all();  // the padding between tensors too
+  return out;
+}
+
+}  // namespace han::model_v3

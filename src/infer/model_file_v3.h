@@ -1,0 +1,34 @@
+#pragma once
+// Format 3 of the model file (infer/model_file.h), whose tensors are used where they lie:
+//   magic "HANMODEL" | version u32 = 3 | header length u64 | header JSON
+//   | tensor count u32 | per tensor: name length u32, name, rows u32, cols u32, offset u64
+//   | chunk size u32 | chunk count u32 | XXH3-64 of each chunk of the data region
+//   | XXH3-64 of every byte before it (the directory's checksum)
+//   | zero bytes up to a multiple of 64 | the data region: each tensor's float32 values,
+//   column-major, at its offset (a multiple of 64 from the file's start, so a mapped file
+//   serves aligned columns), zero bytes between, the file ending with the last tensor.
+// The directory is checked when the file is opened; the data region a chunk at a time,
+// when a tensor's bytes are first read (core/tensor_view.h).
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "han/core/mapped_file.h"
+#include "han/infer/model_file.h"
+
+namespace han::model_v3 {
+
+constexpr std::uint32_t kVersion = 3;
+constexpr std::uint32_t kChunkBytes = 1u << 16;
+constexpr std::size_t kAlignment = 64;
+
+std::string serialize(const std::string& header_text, const std::vector<NamedTensor>& tensors);
+
+// Parses a format 3 file of `size` bytes at `data` (magic and version already checked).
+// With `file` (the mapping `data` lies in), the tensors `in_place` names stay in it as
+// views; every other tensor is copied into its Matrix, and when none stays the whole data
+// region is checked at once.
+ModelFileContents parse(const char* data, std::size_t size, const std::string& who, const KeepInPlace& in_place,
+                        std::shared_ptr<const MappedFile> file);
+
+}  // namespace han::model_v3
