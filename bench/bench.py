@@ -362,9 +362,8 @@ def print_startup(st):
           f"(+{1000 * (st['han_seconds'] - st['han_small_seconds']):.1f} ms for the large one), "
           f"fastText {1000 * st['fasttext_seconds']:.1f} ms "
           f"(han / fastText {st['han_seconds'] / st['fasttext_seconds']:.2f}); `han --version` "
-          f"{1000 * st['han_version_seconds']:.1f} ms; han's peak RSS {st['han_peak_rss_mb']:.1f} MB "
-          f"= model + {st['han_peak_rss_mb'] - st['model_mb']:.1f} MB; `han --version` alone {st['han_version_peak_rss_mb']:.1f} MB, "
-          f"so loading costs the model + {st['han_peak_rss_mb'] - st['model_mb'] - st['han_version_peak_rss_mb']:.1f} MB "
+          f"{1000 * st['han_version_seconds']:.1f} ms; han's peak RSS {st['han_peak_rss_mb']:.1f} MB with the "
+          f"{st['model_mb']:.1f} MB model, `han --version` alone {st['han_version_peak_rss_mb']:.1f} MB "
           f"(load {st['load'][0]:.1f} before, "
           f"{st['load'][1]:.1f} after).")
 

@@ -6,7 +6,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
+#include <mutex>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -19,52 +21,92 @@ namespace han {
 namespace {
 
 // Reading a mapped page past the end of a file cut short after it was mapped (rewritten
-// in place, not replaced) raises SIGBUS: end with one line saying so, not a crash.
-extern "C" void mapped_file_cut(int) {
-  static const char line[] =
-      "han: error: a file han had mapped was cut short while in use (a model or token cache rewritten in place? "
-      "replace such files by moving a whole new file into place)\n";
-  (void)!::write(2, line, sizeof line - 1);
-  ::_exit(1);
+// in place, not replaced) raises SIGBUS. The handler ends han with one line naming the
+// file when the faulting address lies in one of its mappings; any other SIGBUS takes its
+// default course. The table is written under a lock and read lock-free by the handler.
+struct Mapping {
+  std::atomic<std::uintptr_t> begin{0}, end{0};
+  char path[240] = {};
+};
+constexpr int kMappings = 64;
+Mapping g_mappings[kMappings];
+std::mutex g_mappings_lock;
+
+void write_all(const char* s) { (void)!::write(2, s, std::strlen(s)); }
+
+extern "C" void mapped_file_cut(int sig, siginfo_t* info, void*) {
+  const auto at = reinterpret_cast<std::uintptr_t>(info->si_addr);
+  for (const Mapping& m : g_mappings) {
+    if (at < m.begin.load(std::memory_order_acquire) || at >= m.end.load(std::memory_order_acquire)) continue;
+    write_all("han: error: ");
+    write_all(m.path);
+    write_all(": the file was cut short while han read it (rewritten in place? replace it by moving a whole new "
+              "file into place)\n");
+    ::_exit(1);
+  }
+  ::signal(sig, SIG_DFL);  // not ours: returning re-raises it with the default action
 }
 
-void report_cut_files() {
+void watch(const void* data, std::size_t size, const std::string& path) {
   static const bool installed = [] {
     struct sigaction sa {};
-    sa.sa_handler = mapped_file_cut;
+    sa.sa_sigaction = mapped_file_cut;
+    sa.sa_flags = SA_SIGINFO;
     sigemptyset(&sa.sa_mask);
     return ::sigaction(SIGBUS, &sa, nullptr) == 0;
   }();
   (void)installed;
+  const std::lock_guard<std::mutex> lock(g_mappings_lock);
+  for (Mapping& m : g_mappings) {
+    if (m.end.load() != 0) continue;
+    std::snprintf(m.path, sizeof m.path, "%s", path.c_str());
+    m.begin.store(reinterpret_cast<std::uintptr_t>(data), std::memory_order_release);
+    m.end.store(reinterpret_cast<std::uintptr_t>(data) + size, std::memory_order_release);
+    return;
+  }  // (more than kMappings at once: the rest end as a plain SIGBUS would)
+}
+
+void unwatch(const void* data) {
+  const std::lock_guard<std::mutex> lock(g_mappings_lock);
+  for (Mapping& m : g_mappings)
+    if (m.begin.load() == reinterpret_cast<std::uintptr_t>(data) && m.end.load() != 0) {
+      m.end.store(0, std::memory_order_release);
+      m.begin.store(0, std::memory_order_release);
+    }
 }
 
 }  // namespace
 
 std::shared_ptr<const MappedFile> MappedFile::open(const std::string& path) {
-  report_cut_files();
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw Error(path + ": cannot read: " + std::strerror(errno));
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+  try {
+    auto file = map(fd, path);
+    ::close(fd);  // the mapping stays valid without the descriptor
+    return file;
+  } catch (...) {
     ::close(fd);
-    throw Error(path + ": not a regular file");
+    throw;
   }
+}
+
+std::shared_ptr<const MappedFile> MappedFile::map(int fd, const std::string& path) {
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) throw Error(path + ": not a regular file");
   const std::size_t size = static_cast<std::size_t>(st.st_size);
   void* data = nullptr;
   if (size > 0) {
     data = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
-    if (data == MAP_FAILED) {
-      const int e = errno;
-      ::close(fd);
-      throw Error(path + ": cannot map: " + std::strerror(e));
-    }
+    if (data == MAP_FAILED) throw Error(path + ": cannot map: " + std::strerror(errno));
+    watch(data, size, path);
   }
-  ::close(fd);  // the mapping stays valid without the descriptor
   return std::shared_ptr<const MappedFile>(new MappedFile(data, size));
 }
 
 MappedFile::~MappedFile() {
-  if (data_) ::munmap(data_, size_);
+  if (!data_) return;
+  unwatch(data_);
+  ::munmap(data_, size_);
 }
 
 void MappedFile::release_pages() const {

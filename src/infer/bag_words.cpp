@@ -36,8 +36,8 @@ std::vector<BagLeaning> bag_top_words(const Classifier& c, std::size_t per_answe
   if (c.config.model.bag != Bag::words && !c.linear_member()) return {};
   const Matrix mean = bag_weights(c);
   const LinearMemberParams* linear = c.linear_member();
-  const auto name = [&](Index id) {
-    return linear ? linear_feature_name(*linear, c.vocab.words(), id) : c.vocab.word(static_cast<std::int32_t>(id));
+  const auto name = [&](Index id) -> std::string {
+    return linear ? linear_feature_name(*linear, c.vocab, id) : std::string(c.vocab.word(static_cast<std::int32_t>(id)));
   };
   if (c.head.task == Task::regression) {
     const Vector up = mean.row(0).transpose();

@@ -6,6 +6,7 @@
 #include "han/core/error.h"
 #include "han/core/json_text.h"
 #include "han/infer/model_file.h"
+#include "model_file_v3.h"
 #include "han/nn/word_pairs.h"
 #include "han/nn/parameters.h"
 #include "han/text/reading.h"
@@ -28,19 +29,9 @@ T header_field(const nlohmann::json& header, const char* key, const std::string&
   }
 }
 
-// Format 2 stores the vocabulary as one string, words separated by '\n' (no word holds
-// one: words are tokens or a vectors file's first field): parsing one long JSON string is
-// several times faster than 40k short ones. Format 1 stored an array.
-std::string joined_words(const std::vector<std::string>& words) {
-  std::string out;
-  for (const std::string& w : words) {
-    HAN_ASSERT(w.find('\n') == std::string::npos);
-    if (&w != &words.front()) out += '\n';
-    out += w;
-  }
-  return out;
-}
-
+// Formats 2 and 3 store the vocabulary as one string, words separated by '\n' (no word
+// holds one: words are tokens or a vectors file's first field): parsing one long JSON
+// string is several times faster than 40k short ones. Format 1 stored an array.
 std::vector<std::string> stored_words(const nlohmann::json& header, const std::string& path) {
   if (header.contains("vocabulary") && header.at("vocabulary").is_string()) {
     const std::string& text = header.at("vocabulary").get_ref<const std::string&>();
@@ -104,7 +95,29 @@ bool kept_in_place(const std::string& name) {
   if (dot != std::string::npos && dot + std::string(kEmbeddingTable).size() == name.size() &&
       (dot == 0 || name[dot - 1] == '.'))
     return true;
-  return name == kLinearPrefix + "W" || name == kLinearPrefix + "idf" || name == kLinearPrefix + "pairs";
+  return name == kLinearPrefix + "W" || name == kLinearPrefix + "idf" || name == kLinearPrefix + "pairs" ||
+         name == model_v3::kVocabularyText || name == model_v3::kVocabularyOffsets || name == model_v3::kVocabularySlots;
+}
+
+// The vocabulary: in place when the file left its arrays mapped (format 3), else from the
+// header, its faults (no "<pad>", a word twice) named as the file's.
+Vocab take_vocabulary(std::vector<NamedTensor>& tensors, const nlohmann::json& header, const std::string& path,
+                      std::size_t& matched) {
+  Vocab::Stored stored;
+  for (NamedTensor& t : tensors) {
+    TensorView* slot = t.name == model_v3::kVocabularyText      ? &stored.text
+                       : t.name == model_v3::kVocabularyOffsets ? &stored.offsets
+                       : t.name == model_v3::kVocabularySlots   ? &stored.slots
+                                                                : nullptr;
+    if (!slot || t.stored.empty()) continue;
+    *slot = std::move(t.stored);
+    t.name.clear();
+    ++matched;
+  }
+  if (stored.text.empty() && stored.offsets.empty() && stored.slots.empty()) return stored_vocab(header, path);
+  if (stored.text.empty() || stored.offsets.empty() || stored.slots.empty() || header.contains("vocabulary"))
+    throw Error(path + ": model file is corrupted (its vocabulary)");
+  return Vocab::in_place(std::move(stored), path);
 }
 
 // Parameters of type P in the shapes `params` holds, moved out of `tensors` (a taken
@@ -199,11 +212,14 @@ void save_classifier(const std::string& path, const Classifier& c, const nlohman
   header["format"] = "han";
   header["config"] = config_to_json(c.config);
   header["labels"] = c.labels;
-  header["vocabulary"] = joined_words(c.vocab.words());
+  header["vocabulary"] = c.vocab.joined();
   if (head_has_section(c.head)) header["head"] = head_to_json(c.head);
   const std::vector<const HanParams*> members = c.members();
   const int n = static_cast<int>(members.size());
   HAN_ASSERT(n == c.config.trainer.ensemble);
+  // A model used in place holds some tensors only in its file: it is never saved again.
+  for (const HanParams* m : members) HAN_ASSERT(m->embedding.stored.empty());
+  HAN_ASSERT(c.linear.W_stored.empty() && c.linear.idf_stored.empty() && c.linear.pairs_stored.empty());
   std::vector<NamedTensor> tensors;
   for (int k = 0; k < n; ++k) {
     const std::string prefix = member_tensor_prefix(k + 1, n);
@@ -245,7 +261,8 @@ Classifier load_classifier(const std::string& given, std::vector<NamedTensor>* e
   if (c.labels.empty() && task != Task::regression) throw Error(path + ": model file is corrupted (no labels)");
   c.head = head_from_json(h.contains("head") ? h["head"] : nlohmann::json(), task, c.labels.size(), path);
   const Index outputs = head_outputs(task, c.labels.size());
-  c.vocab = stored_vocab(h, path);
+  std::size_t matched = 0;
+  c.vocab = take_vocabulary(contents.tensors, h, path, matched);
   c.format_version = contents.version;
   const int members = c.config.trainer.ensemble;
   // Ensembles came with format 2: a format 1 file claiming one is damaged or hand-made.
@@ -255,7 +272,7 @@ Classifier load_classifier(const std::string& given, std::vector<NamedTensor>* e
   // stored sizes are checked first, so a corrupt config cannot demand a huge allocation.
   double stored = 0;
   for (const NamedTensor& t : contents.tensors)
-    stored += static_cast<double>(t.stored.empty() ? t.value.size() : t.stored.rows() * t.stored.cols());
+    if (!t.name.empty()) stored += static_cast<double>(t.stored.empty() ? t.value.size() : t.stored.rows() * t.stored.cols());
   // The member's features are the words and its stored word pairs (each pair is 2 numbers).
   double pairs = 0;
   for (const NamedTensor& t : contents.tensors)
@@ -264,7 +281,6 @@ Classifier load_classifier(const std::string& given, std::vector<NamedTensor>* e
   const double expected = members * han_parameter_count(c.config.model, static_cast<Index>(c.vocab.size()), outputs) +
                           (c.config.model.linear_member ? (outputs + 1) * features + outputs + 2 * pairs : 0.0);
   if (stored < expected) throw Error(path + ": model file is corrupted (tensors do not match its config)");
-  std::size_t matched = 0;
   c.params = take_member(contents.tensors, c, member_tensor_prefix(1, members), path, matched);
   for (int k = 2; k <= members; ++k)
     c.more_members.push_back(take_member(contents.tensors, c, member_tensor_prefix(k, members), path, matched));

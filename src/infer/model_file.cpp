@@ -91,6 +91,7 @@ std::uint64_t model_checksum(std::uint32_t version, const char* data, std::size_
 std::string serialize_model(const nlohmann::json& header, const std::vector<NamedTensor>& tensors,
                             std::uint32_t version) {
   HAN_ASSERT(version == model_v3::kVersion || version == kStreamedVersion);
+  if (version == model_v3::kVersion) return model_v3::serialize(header, tensors);
   std::string header_text;
   try {
     header_text = header.dump();
@@ -98,7 +99,6 @@ std::string serialize_model(const nlohmann::json& header, const std::vector<Name
     throw Error(std::string("cannot serialise the model header: ") + e.what(), 1);
   }
   HAN_ASSERT(tensors.size() <= std::numeric_limits<std::uint32_t>::max());
-  if (version == model_v3::kVersion) return model_v3::serialize(header_text, tensors);
 
   std::size_t total = kMinSize + header_text.size();
   for (const auto& t : tensors) total += 12 + t.name.size() + 4 * static_cast<std::size_t>(t.value.size());
@@ -317,17 +317,29 @@ ModelFileContents load_model_file(const std::string& path, const KeepInPlace& in
   struct stat st;
   if (::fstat(::fileno(f.get()), &st) == 0 && S_ISREG(st.st_mode)) {
     const ModelErrors err{path};
-    char prefix[kMagicSize + 4] = {};
     const auto size = static_cast<std::size_t>(st.st_size);
-    if (std::fread(prefix, 1, std::min(size, sizeof prefix), f.get()) != std::min(size, sizeof prefix))
-      throw Error(path + ": cannot read: " + std::strerror(errno), 1);
-    if (format_version(prefix, size, err) == model_v3::kVersion) {
-      const std::shared_ptr<const MappedFile> file = MappedFile::open(path);
+    char prefix[kMagicSize + 4] = {};
+    const std::size_t n = std::min(size, sizeof prefix);
+    if (std::fread(prefix, 1, n, f.get()) != n) throw Error(path + ": cannot read: " + std::strerror(errno), 1);
+    if (format_version(prefix, size, err) != model_v3::kVersion) {
+      std::rewind(f.get());
+      FileSource src(f.get(), size, path);
+      return ModelParser(src, err).parse();
+    }
+    if (in_place) {
+      // The descriptor already open, so the file checked is the file mapped.
+      const std::shared_ptr<const MappedFile> file = MappedFile::map(::fileno(f.get()), path);
+      if (format_version(file->data(), file->size(), err) != model_v3::kVersion)
+        throw Error(path + ": cannot read: the file changed while it was read", 1);
       return model_v3::parse(file->data(), file->size(), path, in_place, file);
     }
+    // Copied whole: read, not mapped, so a file cut short while it loads is an error, not a
+    // signal (han serve reloads while it answers).
     std::rewind(f.get());
-    FileSource src(f.get(), size, path);
-    return ModelParser(src, err).parse();
+    std::string bytes(size, '\0');
+    if (size > 0 && std::fread(bytes.data(), 1, size, f.get()) != size)
+      throw Error(path + ": cannot read: the file changed while it was read", 1);
+    return parse_model(bytes, path);
   }
   // A pipe or device: read it whole (stopping at once if it is not a model), then parse.
   f.reset();

@@ -1,5 +1,6 @@
 #include "model_file_v3.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <limits>
@@ -8,6 +9,7 @@
 #include <xxhash.h>
 
 #include "han/core/error.h"
+#include "han/text/vocab.h"
 #include "model_file_parts.h"
 
 namespace han::model_v3 {
@@ -25,10 +27,16 @@ constexpr std::size_t kNowhere = ~std::size_t{0};  // an empty tensor's place: o
 // touches it. Threads may check one chunk at once: both compute the same answer.
 class ChunkCheck : public ByteCheck {
  public:
-  ChunkCheck(const char* region, std::size_t bytes, std::uint32_t chunk, std::vector<std::uint64_t> sums,
-             ModelErrors err, std::shared_ptr<const MappedFile> file)
-      : region_(region), bytes_(bytes), chunk_(chunk), sums_(std::move(sums)),
-        done_(new std::atomic<bool>[sums_.size()]), err_(std::move(err)), file_(std::move(file)) {
+  struct Place {
+    std::size_t begin, end;  // in the data region
+    std::string name;
+  };
+  ChunkCheck(const char* region, std::size_t region_start, std::size_t bytes, std::uint32_t chunk,
+             std::vector<std::uint64_t> sums, std::vector<Place> places, ModelErrors err,
+             std::shared_ptr<const MappedFile> file)
+      : region_(region), region_start_(region_start), bytes_(bytes), chunk_(chunk), sums_(std::move(sums)),
+        places_(std::move(places)), done_(new std::atomic<bool>[sums_.size()]), err_(std::move(err)),
+        file_(std::move(file)) {
     for (std::size_t c = 0; c < sums_.size(); ++c) done_[c].store(false, std::memory_order_relaxed);
   }
 
@@ -44,17 +52,23 @@ class ChunkCheck : public ByteCheck {
  private:
   void check_chunk(std::size_t c) const {
     if (done_[c].load(std::memory_order_acquire)) return;
-    const std::size_t from = c * chunk_;
-    if (XXH3_64bits(region_ + from, std::min<std::size_t>(chunk_, bytes_ - from)) != sums_[c])
-      throw err_.corrupted("checksum mismatch in bytes " + std::to_string(from) + " to " +
-                           std::to_string(std::min<std::size_t>(from + chunk_, bytes_)) + " of its tensors");
+    const std::size_t from = c * chunk_, to = std::min<std::size_t>(from + chunk_, bytes_);
+    if (XXH3_64bits(region_ + from, to - from) != sums_[c]) {
+      std::string names;
+      for (const Place& p : places_)
+        if (p.begin < to && p.end > from) names += (names.empty() ? "" : ", ") + p.name;
+      throw err_.corrupted("checksum mismatch in bytes " + std::to_string(region_start_ + from) + " to " +
+                           std::to_string(region_start_ + to - 1) + ", tensor " + names);
+    }
     done_[c].store(true, std::memory_order_release);
   }
 
   const char* region_;
+  std::size_t region_start_;  // the region's offset in the file
   std::size_t bytes_;
   std::uint32_t chunk_;
   std::vector<std::uint64_t> sums_;
+  std::vector<Place> places_;
   std::unique_ptr<std::atomic<bool>[]> done_;
   ModelErrors err_;
   std::shared_ptr<const MappedFile> file_;  // keeps the region mapped while a view lives
@@ -99,7 +113,7 @@ class Directory {
     data_start = aligned(pos_);
     if (data_start > size_) throw err_.truncated();
     for (std::size_t i = pos_; i < data_start; ++i)
-      if (data_[i] != 0) throw err_.corrupted("checksum mismatch");
+      if (data_[i] != 0) throw err_.corrupted("non-zero padding after its directory");
   }
 
  private:
@@ -142,9 +156,70 @@ std::size_t checked_layout(const Directory& d, std::size_t size, const ModelErro
   return end;
 }
 
+// A (1, n) tensor holding `bytes` bit for bit (zero bytes after them up to 4n).
+Matrix as_elements(const void* bytes, std::size_t n) {
+  Matrix m = Matrix::Zero(1, static_cast<Index>((n + 3) / 4));
+  if (n > 0) std::memcpy(m.data(), bytes, n);
+  return m;
+}
+
+// The header's vocabulary as the three arrays (none when it is not a valid vocabulary:
+// it then stays in the header, for the loader to refuse).
+void store_vocabulary(nlohmann::json& header, std::vector<NamedTensor>& tensors) {
+  if (!header.is_object() || !header.contains("vocabulary") || !header["vocabulary"].is_string()) return;
+  const std::string& text = header["vocabulary"].get_ref<const std::string&>();
+  std::vector<std::string> words;
+  for (std::size_t start = 0;;) {
+    const std::size_t end = text.find('\n', start);
+    words.emplace_back(text, start, end == std::string::npos ? std::string::npos : end - start);
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  Vocab vocab;
+  try {
+    vocab = Vocab::from_words(std::move(words));
+  } catch (const Error&) {
+    return;
+  }
+  const std::vector<std::uint32_t> offsets = vocab.offsets();
+  tensors.emplace_back(kVocabularyText, as_elements(text.data(), text.size()));
+  tensors.emplace_back(kVocabularyOffsets, as_elements(offsets.data(), 4 * offsets.size()));
+  tensors.emplace_back(kVocabularySlots, as_elements(vocab.slots().data(), 4 * vocab.slots().size()));
+  header.erase("vocabulary");
+}
+
+// Puts a copied stored vocabulary back into the header as one string.
+void restore_vocabulary(ModelFileContents& out, const ModelErrors& err) {
+  const auto named = [&](const std::string& name) {
+    return std::find_if(out.tensors.begin(), out.tensors.end(), [&](const NamedTensor& t) { return t.name == name; });
+  };
+  const auto text = named(kVocabularyText), offsets = named(kVocabularyOffsets);
+  if (text == out.tensors.end() || offsets == out.tensors.end() || !text->stored.empty()) return;
+  if (out.header.contains("vocabulary")) throw err.corrupted("two vocabularies");
+  std::uint32_t length = 0;
+  const Matrix& o = offsets->value;
+  if (o.size() < 1 || text->value.rows() != 1) throw err.corrupted("its vocabulary");
+  std::memcpy(&length, o.data() + o.size() - 1, sizeof length);
+  if (length > 4 * static_cast<std::size_t>(text->value.size())) throw err.corrupted("its vocabulary");
+  out.header["vocabulary"] = std::string(reinterpret_cast<const char*>(text->value.data()), length);
+  out.tensors.erase(std::remove_if(out.tensors.begin(), out.tensors.end(),
+                                   [](const NamedTensor& t) {
+                                     return t.name == kVocabularyText || t.name == kVocabularyOffsets ||
+                                            t.name == kVocabularySlots;
+                                   }),
+                    out.tensors.end());
+}
+
 }  // namespace
 
-std::string serialize(const std::string& header_text, const std::vector<NamedTensor>& tensors) {
+std::string serialize(nlohmann::json header, std::vector<NamedTensor> tensors) {
+  store_vocabulary(header, tensors);
+  std::string header_text;
+  try {
+    header_text = header.dump();
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(std::string("cannot serialise the model header: ") + e.what(), 1);
+  }
   std::string data;  // the data region, offsets relative to its start (a multiple of 64)
   std::vector<std::size_t> at;
   for (const NamedTensor& t : tensors) {
@@ -191,10 +266,17 @@ std::string serialize(const std::string& header_text, const std::vector<NamedTen
 ModelFileContents parse(const char* data, std::size_t size, const std::string& who, const KeepInPlace& in_place,
                         std::shared_ptr<const MappedFile> file) {
   const ModelErrors err{who};
+  if (size < kMagicSize + 4) throw err.truncated();
   Directory d(data, size, err);
   d.read();
   const std::size_t end = checked_layout(d, size, err);
-  auto check = std::make_shared<ChunkCheck>(data + d.data_start, end - d.data_start, d.chunk, d.sums, err, file);
+  std::vector<ChunkCheck::Place> places;
+  for (const Directory::Entry& e : d.entries)
+    if (e.offset != 0)
+      places.push_back({static_cast<std::size_t>(e.offset) - d.data_start,
+                        static_cast<std::size_t>(e.offset) - d.data_start + 4 * std::size_t{e.rows} * e.cols, e.name});
+  auto check = std::make_shared<ChunkCheck>(data + d.data_start, d.data_start, end - d.data_start, d.chunk, d.sums,
+                                            std::move(places), err, file);
   ModelFileContents out;
   out.version = kVersion;
   out.header = parse_header(d.header_text, err);
@@ -212,6 +294,7 @@ ModelFileContents parse(const char* data, std::size_t size, const std::string& w
     out.tensors.push_back(std::move(t));
   }
   if (!any_in_place) check->check_all();  // the padding between tensors too
+  restore_vocabulary(out, err);
   return out;
 }
 

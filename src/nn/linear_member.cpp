@@ -71,13 +71,14 @@ LinearMemberParams linear_member_init(const Documents& train, Index vocab_size, 
   return p;
 }
 
-std::string linear_feature_name(const LinearMemberParams& p, const std::vector<std::string>& words, Index feature) {
+std::string linear_feature_name(const LinearMemberParams& p, const Vocab& vocab, Index feature) {
   const Index v = p.words();
-  HAN_ASSERT(feature >= 0 && feature < p.features() && static_cast<Index>(words.size()) == v);
-  if (feature < v) return words[static_cast<std::size_t>(feature)];
+  HAN_ASSERT(feature >= 0 && feature < p.features() && static_cast<Index>(vocab.size()) == v);
+  if (feature < v) return std::string(vocab.word(static_cast<std::int32_t>(feature)));
   const ConstMap pairs = p.pair_ids();
   const Index k = feature - v;
-  return words[static_cast<std::size_t>(pairs(0, k))] + " " + words[static_cast<std::size_t>(pairs(1, k))];
+  return std::string(vocab.word(static_cast<std::int32_t>(pairs(0, k)))) + " " +
+         std::string(vocab.word(static_cast<std::int32_t>(pairs(1, k))));
 }
 
 BagFeatures linear_member_features(const LinearMemberParams& p, const Documents& docs,

@@ -263,7 +263,7 @@ std::vector<ExampleDocument> example_documents(const Corpus& corpus, const Probe
     TokenizedText words;
     for (const auto& s : corpus.dev[d].sentences) {
       words.emplace_back();
-      for (std::int32_t id : s) words.back().push_back(corpus.vocab.word(id));
+      for (std::int32_t id : s) words.back().emplace_back(corpus.vocab.word(id));
     }
     examples.push_back({d, gold_text(corpus, corpus.dev[d], task), words});
   }

@@ -1,11 +1,14 @@
 #include "han/text/vocab.h"
 
 #include <algorithm>
+#include <cstring>
 #include <limits>
 #include <utility>
 
 #include "han/core/error.h"
 #include "han/core/json_text.h"
+
+#include <xxhash.h>
 
 namespace han {
 
@@ -16,7 +19,7 @@ const char* const kUnkWord = "<unk>";
 
 Vocab::Vocab() : Vocab(std::vector<std::string>{kPadWord, kUnkWord}) {}
 
-Vocab::Vocab(std::vector<std::string> words) : words_(std::move(words)) {
+Vocab::Vocab(std::vector<std::string> words) : size_(words.size()), words_(std::move(words)) {
   std::size_t capacity = 4;
   while (capacity < 2 * words_.size()) capacity *= 2;
   slots_.assign(capacity, kEmpty);
@@ -28,15 +31,74 @@ Vocab::Vocab(std::vector<std::string> words) : words_(std::move(words)) {
   }
 }
 
+std::int32_t Vocab::slot(std::size_t i) const {
+  if (!stored_) return slots_[i];
+  std::int32_t id;
+  std::memcpy(&id, stored_->slots.values(static_cast<Index>(i), 1), sizeof id);
+  if (id != kEmpty && (id < 0 || static_cast<std::size_t>(id) >= size_)) corrupted();
+  return id;
+}
+
 std::size_t Vocab::slot_of(std::string_view word) const {
-  const std::size_t mask = slots_.size() - 1;
-  for (std::size_t i = std::hash<std::string_view>{}(word) & mask;; i = (i + 1) & mask) {
-    const std::int32_t id = slots_[i];
-    if (id == kEmpty || words_[static_cast<std::size_t>(id)] == word) return i;
+  const std::size_t mask = slot_count() - 1;
+  std::size_t i = XXH3_64bits(word.data(), word.size()) & mask;
+  for (std::size_t probes = 0; probes <= mask; ++probes, i = (i + 1) & mask) {
+    const std::int32_t id = slot(i);
+    if (id == kEmpty || this->word(id) == word) return i;
   }
+  corrupted();  // a full table: only a stored one can be
+}
+
+void Vocab::corrupted() const { throw Error(origin_ + ": model file is corrupted (its vocabulary)"); }
+
+Vocab Vocab::in_place(Stored stored, std::string origin) {
+  Vocab v;
+  v.words_.clear();
+  v.slots_.clear();
+  v.origin_ = std::move(origin);
+  const Index n = stored.offsets.cols() - 1;
+  const Index slots = stored.slots.cols();
+  // At most half full, a power of two (as the table is built), and PAD and UNK first.
+  if (stored.offsets.rows() != 1 || stored.slots.rows() != 1 || stored.text.rows() != 1 || n < 2 || slots < 2 * n ||
+      (slots & (slots - 1)) != 0)
+    v.corrupted();
+  v.size_ = static_cast<std::size_t>(n);
+  v.stored_ = std::make_shared<const Stored>(std::move(stored));
+  if (v.word(kPad) != kPadWord || v.word(kUnk) != kUnkWord) v.corrupted();
+  return v;
+}
+
+std::string Vocab::joined() const {
+  std::string out;
+  for (std::size_t i = 0; i < size_; ++i) {
+    const std::string_view w = word(static_cast<std::int32_t>(i));
+    HAN_ASSERT(w.find('\n') == std::string_view::npos);
+    if (i > 0) out += '\n';
+    out += w;
+  }
+  return out;
+}
+
+std::vector<std::uint32_t> Vocab::offsets() const {
+  std::vector<std::uint32_t> out{0};
+  for (std::size_t i = 0; i < size_; ++i) {
+    const std::size_t next = out.back() + word(static_cast<std::int32_t>(i)).size() + (i + 1 < size_ ? 1 : 0);
+    HAN_ASSERT(next <= UINT32_MAX);
+    out.push_back(static_cast<std::uint32_t>(next));
+  }
+  return out;
+}
+
+std::vector<std::string> Vocab::words() const {
+  if (!stored_) return words_;
+  std::vector<std::string> out;
+  out.reserve(size_);
+  for (std::size_t i = 0; i < size_; ++i) out.emplace_back(word(static_cast<std::int32_t>(i)));
+  return out;
 }
 
 bool Vocab::insert(std::int32_t id) {
+  HAN_ASSERT(!stored_);
   const std::size_t i = slot_of(words_[static_cast<std::size_t>(id)]);
   if (slots_[i] != kEmpty) return false;
   slots_[i] = id;
@@ -54,13 +116,24 @@ Vocab Vocab::from_words(std::vector<std::string> words) {
 }
 
 std::int32_t Vocab::id(std::string_view word) const {
-  const std::int32_t id = slots_[slot_of(word)];
+  const std::int32_t id = slot(slot_of(word));
   return id == kEmpty ? kUnk : id;
 }
 
-const std::string& Vocab::word(std::int32_t id) const {
-  HAN_ASSERT(id >= 0 && static_cast<std::size_t>(id) < words_.size());
-  return words_[static_cast<std::size_t>(id)];
+std::string_view Vocab::word(std::int32_t id) const {
+  HAN_ASSERT(id >= 0 && static_cast<std::size_t>(id) < size_);
+  if (!stored_) return words_[static_cast<std::size_t>(id)];
+  // Word id runs from offsets[id] to the '\n' before offsets[id + 1] (the last to the end).
+  std::uint32_t at[2];
+  std::memcpy(at, stored_->offsets.values(id, 2), sizeof at);
+  const std::size_t text_bytes = 4 * static_cast<std::size_t>(stored_->text.cols());
+  const bool last = static_cast<std::size_t>(id) + 1 == size_;
+  const std::size_t end = last ? at[1] : at[1] - 1;
+  if (at[1] < at[0] + (last ? 0 : 1) || at[1] > text_bytes) corrupted();
+  if (end == at[0]) return {};
+  const Index first = at[0] / 4, past = static_cast<Index>((end + 3) / 4);
+  const char* base = reinterpret_cast<const char*>(stored_->text.values(first, std::max<Index>(past - first, 1))) - 4 * first;
+  return {base + at[0], end - at[0]};
 }
 
 void VocabBuilder::add(const TokenizedText& text) {

@@ -49,6 +49,12 @@ void check_same(const Classifier& a, const Classifier& b) {
 // b used in place: its embedding table and linear member read from the file, the rest
 // copied; every value as a's.
 void check_same_in_place(const Classifier& a, const Classifier& b) {
+  // The vocabulary: looked up in the file's own table.
+  REQUIRE(b.vocab.size() == a.vocab.size());
+  CHECK(b.vocab.words() == a.vocab.words());
+  for (const std::string& w : a.vocab.words()) CHECK(b.vocab.id(w) == a.vocab.id(w));
+  CHECK(b.vocab.id("unseen") == Vocab::kUnk);
+  CHECK(b.vocab.id("") == Vocab::kUnk);
   REQUIRE_FALSE(b.params.embedding.stored.empty());
   CHECK(b.params.embedding.table.size() == 0);
   REQUIRE(b.params.embedding.words() == a.params.embedding.table.cols());

@@ -44,7 +44,7 @@ TEST_CASE("word pairs as features: after the words, with their idf, named by the
   CHECK(p.idf(5, 0) == Approx(1.0));  // in both documents
   const BagFeatures x = linear_member_features(p, train, {1});
   CHECK(x.ids == std::vector<std::int32_t>{2, 3, 4, 5});
-  const std::vector<std::string> words{"<pad>", "<unk>", "not", "good", "film"};
+  const Vocab words = Vocab::from_words({"<pad>", "<unk>", "not", "good", "film"});
   CHECK(linear_feature_name(p, words, 3) == "good");
   CHECK(linear_feature_name(p, words, 5) == "not good");
 }

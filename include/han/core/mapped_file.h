@@ -13,6 +13,10 @@ class MappedFile {
  public:
   // han::Error naming the path when it cannot be opened or mapped.
   static std::shared_ptr<const MappedFile> open(const std::string& path);
+  // Maps the open regular file `fd` (left open), named `path` in errors.
+  static std::shared_ptr<const MappedFile> map(int fd, const std::string& path);
+  // A page read past the end of a mapped file that was cut short after it was mapped
+  // (rewritten in place) ends han with exit code 1 and one line naming the file.
   ~MappedFile();
   MappedFile(const MappedFile&) = delete;
   MappedFile& operator=(const MappedFile&) = delete;

@@ -4,7 +4,9 @@
 // against the file's checksums the first time they are used, a chunk at a time, so a
 // one-line prediction with a large model reads and checks only the columns it needs.
 // Every reader asks for what it is about to read (column, columns, all) and gets it
-// checked; a damaged chunk is a han::Error naming the file, never a wrong number.
+// checked; a damaged chunk is a han::Error naming the file, never a wrong number. (Bytes
+// are checked as they were when first read: a file rewritten in place afterwards is not
+// seen; han replaces files by renaming, and docs/formats.md asks users to.)
 #include <memory>
 
 #include "han/core/types.h"

@@ -51,11 +51,12 @@ void save_classifier(const std::string& path, const Classifier& c,
 // (an unfinished run: how to continue it). Any other path is returned as it is.
 std::string model_file_in(const std::string& path);
 
-// Where a loaded model's largest tensors live. copied: in memory of its own, the whole
-// file checked as it loads (training, and what saves a model again). mapped: the tensors
-// prediction reads a column at a time (the embedding tables, the linear member's weights,
-// idf and pairs) stay in the mapped file and are checked as they are read, so start-up
-// does not grow with the model (format 3 files; older ones are copied).
+// Where a loaded model's largest parts live. copied: in memory of its own, the whole file
+// read and checked as it loads (training, serving, and what saves a model again). mapped:
+// the vocabulary, the embedding tables and the linear member's weights, idf and pairs stay
+// in the mapped file and are checked a chunk at a time as they are read (format 3 files;
+// older ones are copied). Loading then reads the header and the small tensors; the linear
+// member's pairs are read whole to check their order, its idf on the first prediction.
 enum class Residence { copied, mapped };
 
 // Refuses (han::Error naming the file) anything that is not a complete, consistent model.

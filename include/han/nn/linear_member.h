@@ -14,6 +14,7 @@
 #include "han/core/types.h"
 #include "han/nn/layers/bag.h"
 #include "han/text/documents.h"
+#include "han/text/vocab.h"
 
 namespace han {
 
@@ -68,7 +69,7 @@ Matrix linear_member_pairs(const Documents& train, Index outputs, int ngrams, Li
 LinearMemberParams linear_member_init(const Documents& train, Index vocab_size, Index outputs, Matrix pairs = Matrix(2, 0),
                                       LinearText text = LinearText::whole);
 // A feature's text: its word, or its two words joined by a space.
-std::string linear_feature_name(const LinearMemberParams& p, const std::vector<std::string>& words, Index feature);
+std::string linear_feature_name(const LinearMemberParams& p, const Vocab& vocab, Index feature);
 // The features of docs[indices], in that order.
 BagFeatures linear_member_features(const LinearMemberParams& p, const Documents& docs,
                                    const std::vector<Index>& indices);

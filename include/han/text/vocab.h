@@ -2,11 +2,13 @@
 // Word <-> id. PAD = 0, UNK = 1, then words by count (descending), ties by bytes.
 // Built from the training split only.
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
 
+#include "han/core/tensor_view.h"
 #include "han/text/tokenizer.h"
 
 namespace han {
@@ -20,24 +22,45 @@ class Vocab {
   // From a stored word list (index = id); validates the PAD/UNK entries and uniqueness.
   static Vocab from_words(std::vector<std::string> words);
 
+  // A vocabulary as a model file stores it (Stored), used where it lies: nothing is built,
+  // so opening a large one costs nothing. Every read is checked (TensorView); a value out
+  // of range is a han::Error naming `origin` as a corrupted model file.
+  struct Stored {
+    TensorView text;     // the words' bytes, joined by '\n', in 4-byte elements
+    TensorView offsets;  // (V + 1): where each word starts in text, as u32; then text's length
+    TensorView slots;    // the lookup table (slots()), as i32
+  };
+  static Vocab in_place(Stored stored, std::string origin);
+  // This vocabulary as Stored would hold it (for the model file): text, offsets and slots.
+  std::string joined() const;
+  std::vector<std::uint32_t> offsets() const;
+  const std::vector<std::int32_t>& slots() const { return slots_; }
+
   std::int32_t id(std::string_view word) const;  // kUnk if unknown
-  const std::string& word(std::int32_t id) const;
-  std::size_t size() const { return words_.size(); }
-  const std::vector<std::string>& words() const { return words_; }
+  std::string_view word(std::int32_t id) const;
+  std::size_t size() const { return size_; }
+  std::vector<std::string> words() const;
 
  private:
-  // Open addressing over words_: each slot holds an id or kEmpty, the table a power of
-  // two at most half full. Keys are the stored words themselves, so building it copies
-  // no string (a 40k-word model loads in about a millisecond) and a lookup allocates nothing.
+  // Open addressing over the words: each slot holds an id or kEmpty, the table a power of
+  // two at most half full, probed from XXH3-64 of the word (stable, so a stored table is
+  // looked up as it was built). Keys are the stored words themselves, so building it copies
+  // no string and a lookup allocates nothing.
   static constexpr std::int32_t kEmpty = -1;
   explicit Vocab(std::vector<std::string> words);  // builds the table; duplicates: han::Error
   // The slot holding `word`, or the empty slot where it would go.
   std::size_t slot_of(std::string_view word) const;
+  std::int32_t slot(std::size_t i) const;
+  std::size_t slot_count() const { return stored_ ? static_cast<std::size_t>(stored_->slots.cols()) : slots_.size(); }
   // Adds words_[id]; false if the word is already there.
   bool insert(std::int32_t id);
+  [[noreturn]] void corrupted() const;
 
-  std::vector<std::string> words_;
+  std::size_t size_ = 0;
+  std::vector<std::string> words_;  // empty when stored
   std::vector<std::int32_t> slots_;
+  std::shared_ptr<const Stored> stored_;
+  std::string origin_;
 };
 
 // tokenizer.min_count "auto": the paper's threshold (words seen more than 5 times) unless
