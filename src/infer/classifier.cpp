@@ -162,11 +162,16 @@ HanParams take_member(std::vector<NamedTensor>& tensors, const Classifier& c, co
 
 // The stored word pairs of the linear member ("linear.pairs"; none in files from before
 // them), checked: the member's features follow from them.
+// Pairs left in the file are not read to check their order: their bytes are checked as
+// read, like every tensor's, and an unordered pair in a hand-made file is only never found
+// (find_word_pair; linear_feature_name checks its ids), as a hand-made weight is only wrong.
 NamedTensor take_linear_pairs(std::vector<NamedTensor>& tensors, Index words, const std::string& path,
                               std::size_t& matched) {
   for (NamedTensor& t : tensors) {
     if (t.name != kLinearPrefix + "pairs") continue;
-    if (const std::string problem = word_pairs_problem(read_view(t.value, t.stored), words); !problem.empty())
+    if (!t.stored.empty() && t.stored.rows() != 2)
+      throw Error(path + ": model file is corrupted (the word pairs tensor does not have 2 rows)");
+    if (const std::string problem = t.stored.empty() ? word_pairs_problem(t.value, words) : ""; !problem.empty())
       throw Error(path + ": model file is corrupted (" + problem + ")");
     t.name.clear();
     ++matched;

@@ -23,14 +23,17 @@ bool fixed_linear_member_tensor(const std::string& name) { return name == "idf" 
 
 namespace {
 
-// Appends the feature ids of document d: its words, then the pairs of `pairs` it holds
-// (each pair at V + its column).
-void append_features(const SentenceList& sentences, const ConstMap& pairs, Index words, std::vector<std::int32_t>& out) {
+// Appends the feature ids of document d: its words, then the pairs of p it holds (each
+// pair at V + its column). Pairs in a model file are checked as the search reads them.
+void append_features(const SentenceList& sentences, const LinearMemberParams& p, Index words,
+                     std::vector<std::int32_t>& out) {
+  const Index count = p.pair_count();
+  const auto pair = [&](Index k) { return p.pairs_stored.empty() ? p.pairs.col(k).data() : p.pairs_stored.column(k); };
   for (const WordIds sentence : sentences) {
     out.insert(out.end(), sentence.begin(), sentence.end());
-    if (pairs.cols() == 0) continue;
+    if (count == 0) continue;
     for (std::size_t w = 1; w < sentence.size(); ++w) {
-      const Index k = find_word_pair(pairs, sentence[w - 1], sentence[w]);
+      const Index k = find_sorted_pair(count, pair, sentence[w - 1], sentence[w]);
       if (k >= 0) out.push_back(static_cast<std::int32_t>(words + k));
     }
   }
@@ -56,7 +59,7 @@ LinearMemberParams linear_member_init(const Documents& train, Index vocab_size, 
   std::vector<std::int32_t> seen;
   for (const DocumentView d : train) {
     seen.clear();
-    append_features(member_sentences(d, p.text), p.pair_ids(), vocab_size, seen);
+    append_features(member_sentences(d, p.text), p, vocab_size, seen);
     std::sort(seen.begin(), seen.end());
     seen.erase(std::unique(seen.begin(), seen.end()), seen.end());
     for (std::int32_t id : seen) {
@@ -75,10 +78,15 @@ std::string linear_feature_name(const LinearMemberParams& p, const Vocab& vocab,
   const Index v = p.words();
   HAN_ASSERT(feature >= 0 && feature < p.features() && static_cast<Index>(vocab.size()) == v);
   if (feature < v) return std::string(vocab.word(static_cast<std::int32_t>(feature)));
-  const ConstMap pairs = p.pair_ids();
   const Index k = feature - v;
-  return std::string(vocab.word(static_cast<std::int32_t>(pairs(0, k)))) + " " +
-         std::string(vocab.word(static_cast<std::int32_t>(pairs(1, k))));
+  const float* pair = p.pairs_stored.empty() ? p.pairs.col(k).data() : p.pairs_stored.column(k);
+  std::string name;
+  for (int r = 0; r < 2; ++r) {
+    // Checked: pairs used in place are not checked whole when the model loads.
+    if (!(pair[r] >= 0 && pair[r] < static_cast<Scalar>(v))) throw Error("model file is corrupted (a word pair's id)");
+    name += (r ? " " : "") + std::string(vocab.word(static_cast<std::int32_t>(pair[r])));
+  }
+  return name;
 }
 
 BagFeatures linear_member_features(const LinearMemberParams& p, const Documents& docs,
@@ -86,15 +94,16 @@ BagFeatures linear_member_features(const LinearMemberParams& p, const Documents&
   std::vector<std::int32_t> tokens;
   std::vector<Index> doc_tokens;
   doc_tokens.reserve(indices.size());
-  const ConstMap pairs = p.pair_ids();
   for (Index i : indices) {
     HAN_ASSERT(i >= 0 && static_cast<std::size_t>(i) < docs.size());
     const DocumentView d = docs[static_cast<std::size_t>(i)];
     const std::size_t before = tokens.size();
-    append_features(member_sentences(d, p.text), pairs, p.words(), tokens);
+    append_features(member_sentences(d, p.text), p, p.words(), tokens);
     doc_tokens.push_back(static_cast<Index>(tokens.size() - before));
   }
-  return bag_features(tokens, doc_tokens, p.idf_values().data());
+  if (p.idf_stored.empty()) return bag_features(tokens, doc_tokens, p.idf.data());
+  for (std::int32_t f : tokens) p.idf_stored.values(f, 1);  // checks the entries bag_features reads
+  return bag_features(tokens, doc_tokens, p.idf_stored.values(0, 0));
 }
 
 Matrix linear_member_logits(const LinearMemberParams& p, const BagFeatures& x) {

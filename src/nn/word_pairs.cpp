@@ -52,15 +52,7 @@ Matrix count_word_pairs(const Documents& train, std::size_t max_pairs, LinearTex
 }
 
 Index find_word_pair(const Eigen::Ref<const Matrix>& pairs, std::int32_t first, std::int32_t second) {
-  const Scalar a = static_cast<Scalar>(first), b = static_cast<Scalar>(second);
-  Index lo = 0, hi = pairs.cols();  // the answer is in [lo, hi)
-  while (lo < hi) {
-    const Index mid = lo + (hi - lo) / 2;
-    const Scalar ma = pairs(0, mid), mb = pairs(1, mid);
-    if (ma < a || (ma == a && mb < b)) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo < pairs.cols() && pairs(0, lo) == a && pairs(1, lo) == b ? lo : -1;
+  return find_sorted_pair(pairs.cols(), [&](Index k) { return pairs.col(k).data(); }, first, second);
 }
 
 std::string word_pairs_problem(const Eigen::Ref<const Matrix>& pairs, Index vocab_size) {

@@ -55,8 +55,8 @@ std::string model_file_in(const std::string& path);
 // read and checked as it loads (training, serving, and what saves a model again). mapped:
 // the vocabulary, the embedding tables and the linear member's weights, idf and pairs stay
 // in the mapped file and are checked a chunk at a time as they are read (format 3 files;
-// older ones are copied). Loading then reads the header and the small tensors; the linear
-// member's pairs are read whole to check their order, its idf on the first prediction.
+// older ones are copied). Loading then reads the header and the small tensors, and each
+// prediction the parts its words use.
 enum class Residence { copied, mapped };
 
 // Refuses (han::Error naming the file) anything that is not a complete, consistent model.

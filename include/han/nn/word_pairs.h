@@ -34,7 +34,24 @@ inline SentenceList member_sentences(const DocumentView& d, LinearText text) {
 // at most `max_pairs` of them, as a sorted (2, K) tensor.
 Matrix count_word_pairs(const Documents& train, std::size_t max_pairs, LinearText text = LinearText::whole);
 
-// The column of (first, second) in a sorted pairs tensor, or -1.
+// The column of (first, second) among `count` sorted pairs, or -1; pair(k) gives pair k's
+// two ids (a pointer to 2 values), so the pairs may lie in memory or in a model file.
+template <class Pair>
+Index find_sorted_pair(Index count, const Pair& pair, std::int32_t first, std::int32_t second) {
+  const Scalar a = static_cast<Scalar>(first), b = static_cast<Scalar>(second);
+  Index lo = 0, hi = count;  // the answer is in [lo, hi)
+  while (lo < hi) {
+    const Index mid = lo + (hi - lo) / 2;
+    const Scalar* m = pair(mid);
+    if (m[0] < a || (m[0] == a && m[1] < b)) lo = mid + 1;
+    else hi = mid;
+  }
+  if (lo == count) return -1;
+  const Scalar* m = pair(lo);
+  return m[0] == a && m[1] == b ? lo : -1;
+}
+
+// The column of (first, second) in a sorted (2, K) pairs tensor, or -1.
 Index find_word_pair(const Eigen::Ref<const Matrix>& pairs, std::int32_t first, std::int32_t second);
 
 // Empty when `pairs` is a sorted (2, K) tensor of distinct pairs of ids below vocab_size;
