@@ -188,7 +188,12 @@ Matrix Predictor::predict(const Documents& docs, const std::vector<BatchIndices>
     run_parallel(threads_, [&](int k) {
       for (std::size_t b = static_cast<std::size_t>(k); b < batches.size() && !stopped;
            b += static_cast<std::size_t>(threads_)) {
-        predict_into(1, batches[b], padding ? &per_thread[k] : nullptr);
+        try {
+          predict_into(1, batches[b], padding ? &per_thread[k] : nullptr);
+        } catch (...) {
+          stopped = true;  // (a damaged model chunk, say): the other threads stop too
+          throw;
+        }
         report(batches[b], k == 0);
       }
     });

@@ -35,11 +35,6 @@ void check_refused(const RunResult& r, const std::string& line) {
   CHECK(errs[0] == line);
 }
 
-std::string last_line(const std::string& text) {
-  const auto lines = lines_of(text);
-  return lines.empty() ? "" : lines.back();
-}
-
 }  // namespace
 
 TEST_CASE("train refuses a folder holding a run, naming its files, and --overwrite replaces it",

@@ -147,11 +147,6 @@ std::string pretrain_args(const std::string& out, const std::string& unlabeled, 
          " --set model.attention_dim=8 " + more;
 }
 
-std::string last_line(const std::string& text) {
-  const auto lines = lines_of(text);
-  return lines.empty() ? "" : lines.back();
-}
-
 }  // namespace
 
 TEST_CASE("Ctrl-C while train pretrains word vectors: exit 130, nothing written, an old run left as it was",
