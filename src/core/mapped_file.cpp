@@ -31,20 +31,32 @@ struct Mapping {
 constexpr int kMappings = 64;
 Mapping g_mappings[kMappings];
 std::mutex g_mappings_lock;
+struct sigaction g_previous;  // the SIGBUS action before han's (a sanitizer's, or the default)
 
 void write_all(const char* s) { (void)!::write(2, s, std::strlen(s)); }
 
-extern "C" void mapped_file_cut(int sig, siginfo_t* info, void*) {
+extern "C" void mapped_file_cut(int sig, siginfo_t* info, void* context) {
   const auto at = reinterpret_cast<std::uintptr_t>(info->si_addr);
   for (const Mapping& m : g_mappings) {
-    if (at < m.begin.load(std::memory_order_acquire) || at >= m.end.load(std::memory_order_acquire)) continue;
+    // si_code > 0: a fault (si_addr is where); a SIGBUS sent by kill has no address.
+    if (info->si_code <= 0 || at < m.begin.load(std::memory_order_acquire) ||
+        at >= m.end.load(std::memory_order_acquire))
+      continue;
     write_all("han: error: ");
     write_all(m.path);
     write_all(": the file was cut short while han read it (rewritten in place? replace it by moving a whole new "
               "file into place)\n");
     ::_exit(1);
   }
-  ::signal(sig, SIG_DFL);  // not ours: returning re-raises it with the default action
+  // Not ours: the action that was there before han's takes it.
+  if (g_previous.sa_flags & SA_SIGINFO) {
+    g_previous.sa_sigaction(sig, info, context);
+  } else if (g_previous.sa_handler != SIG_IGN && g_previous.sa_handler != SIG_DFL) {
+    g_previous.sa_handler(sig);
+  } else {
+    ::sigaction(sig, &g_previous, nullptr);
+    ::raise(sig);  // (a fault re-raises itself on return; a sent one needs this)
+  }
 }
 
 void watch(const void* data, std::size_t size, const std::string& path) {
@@ -53,7 +65,7 @@ void watch(const void* data, std::size_t size, const std::string& path) {
     sa.sa_sigaction = mapped_file_cut;
     sa.sa_flags = SA_SIGINFO;
     sigemptyset(&sa.sa_mask);
-    return ::sigaction(SIGBUS, &sa, nullptr) == 0;
+    return ::sigaction(SIGBUS, &sa, &g_previous) == 0;
   }();
   (void)installed;
   const std::lock_guard<std::mutex> lock(g_mappings_lock);

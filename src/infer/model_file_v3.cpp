@@ -58,7 +58,7 @@ class ChunkCheck : public ByteCheck {
       for (const Place& p : places_)
         if (p.begin < to && p.end > from) names += (names.empty() ? "" : ", ") + p.name;
       throw err_.corrupted("checksum mismatch in bytes " + std::to_string(region_start_ + from) + " to " +
-                           std::to_string(region_start_ + to - 1) + ", tensor " + names);
+                           std::to_string(region_start_ + to - 1) + (names.empty() ? "" : ", tensor " + names));
     }
     done_[c].store(true, std::memory_order_release);
   }

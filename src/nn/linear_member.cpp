@@ -83,7 +83,8 @@ std::string linear_feature_name(const LinearMemberParams& p, const Vocab& vocab,
   std::string name;
   for (int r = 0; r < 2; ++r) {
     // Checked: pairs used in place are not checked whole when the model loads.
-    if (!(pair[r] >= 0 && pair[r] < static_cast<Scalar>(v))) throw Error("model file is corrupted (a word pair's id)");
+    if (!(pair[r] >= 0 && pair[r] < static_cast<Scalar>(v)))
+      throw Error((vocab.origin().empty() ? "" : vocab.origin() + ": ") + "model file is corrupted (a word pair's id)");
     name += (r ? " " : "") + std::string(vocab.word(static_cast<std::int32_t>(pair[r])));
   }
   return name;

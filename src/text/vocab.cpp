@@ -128,12 +128,14 @@ std::string_view Vocab::word(std::int32_t id) const {
   std::memcpy(at, stored_->offsets.values(id, 2), sizeof at);
   const std::size_t text_bytes = 4 * static_cast<std::size_t>(stored_->text.cols());
   const bool last = static_cast<std::size_t>(id) + 1 == size_;
-  const std::size_t end = last ? at[1] : at[1] - 1;
-  if (at[1] < at[0] + (last ? 0 : 1) || at[1] > text_bytes) corrupted();
-  if (end == at[0]) return {};
-  const Index first = at[0] / 4, past = static_cast<Index>((end + 3) / 4);
-  const char* base = reinterpret_cast<const char*>(stored_->text.values(first, std::max<Index>(past - first, 1))) - 4 * first;
-  return {base + at[0], end - at[0]};
+  const std::size_t begin = at[0], next = at[1];  // (size_t: no u32 wrap-around)
+  if (next > text_bytes || next < begin + (last ? 0 : 1)) corrupted();
+  const std::size_t end = last ? next : next - 1;
+  if (end == begin) return {};
+  const auto first = static_cast<Index>(begin / 4), past = static_cast<Index>((end + 3) / 4);
+  // The elements holding bytes [begin, end), checked; the word starts begin % 4 into the first.
+  const char* at_first = reinterpret_cast<const char*>(stored_->text.values(first, past - first));
+  return {at_first + begin % 4, end - begin};
 }
 
 void VocabBuilder::add(const TokenizedText& text) {

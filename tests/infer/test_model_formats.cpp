@@ -112,4 +112,13 @@ TEST_CASE("a model used in place answers with the values it was saved with, its 
   const std::string path = (dir.path / "model.han").string();
   save_classifier(path, c);
   check_same_in_place(c, load_classifier(path, nullptr, nullptr, Residence::mapped));
+  // The vocabulary lies in the file as its three arrays, not in the header.
+  const ModelFileContents in_place = load_model_file(path, [](const std::string&) { return true; });
+  CHECK_FALSE(in_place.header.contains("vocabulary"));
+  int arrays = 0;
+  for (const NamedTensor& t : in_place.tensors)
+    if (t.name.rfind("vocabulary.", 0) == 0) arrays += t.stored.empty() ? 0 : 1;
+  CHECK(arrays == 3);
+  // Copied, it is back in the header.
+  CHECK(load_model_file(path).header.at("vocabulary") == c.vocab.joined());
 }

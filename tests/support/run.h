@@ -27,13 +27,13 @@ inline std::vector<std::string> lines_of(const std::string& s) {
   return out;
 }
 
-// The first n lines of text, each with its line break.
 // The last line of `text`, or "".
 inline std::string last_line(const std::string& text) {
   const auto lines = lines_of(text);
   return lines.empty() ? "" : lines.back();
 }
 
+// The first n lines of text, each with its line break.
 inline std::string first_lines(const std::string& text, std::size_t n) {
   std::size_t end = 0;
   for (std::size_t i = 0; i < n; ++i) {

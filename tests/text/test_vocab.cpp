@@ -1,4 +1,5 @@
 #include <catch2/catch.hpp>
+#include <cstring>
 
 #include <string>
 #include <utility>
@@ -92,9 +93,10 @@ TEST_CASE("vocab: min_count auto keeps 6 unless its words hold under 95% of the 
 TEST_CASE("vocab: from_words round trip and validation", "[vocab]") {
   const Vocab v = builder_with_counts().build(1, 0);
   const Vocab w = Vocab::from_words(v.words());
-  CHECK(w.words() == v.words());
+  const std::vector<std::string> words = v.words();
+  CHECK(w.words() == words);
   for (std::size_t i = 0; i < v.size(); ++i) {
-    CHECK(w.id(v.words()[i]) == static_cast<std::int32_t>(i));
+    CHECK(w.id(words[i]) == static_cast<std::int32_t>(i));
   }
   CHECK_THROWS_AS(Vocab::from_words({}), han::Error);
   CHECK_THROWS_AS(Vocab::from_words({"<pad>"}), han::Error);
@@ -104,4 +106,57 @@ TEST_CASE("vocab: from_words round trip and validation", "[vocab]") {
   CHECK_THROWS_WITH(Vocab::from_words({"<pad>", "<unk>", "a", "a"}),
                     Catch::Contains("duplicate") && Catch::Contains("\"a\""));
   CHECK(Vocab::from_words({"<pad>", "<unk>"}).size() == 2);
+}
+
+namespace {
+
+// A vocabulary's stored arrays in memory, as a model file holds them (4-byte elements).
+struct StoredArrays {
+  std::vector<std::uint32_t> text, offsets;
+  std::vector<std::int32_t> slots;
+  explicit StoredArrays(const Vocab& v) : offsets(v.offsets()), slots(v.slots()) {
+    const std::string joined = v.joined();
+    text.assign((joined.size() + 3) / 4, 0);
+    std::memcpy(text.data(), joined.data(), joined.size());
+  }
+  Vocab::Stored views() const {
+    const auto view = [](const void* p, std::size_t n) {
+      return han::TensorView(static_cast<const float*>(p), 1, static_cast<han::Index>(n), nullptr);
+    };
+    return {view(text.data(), text.size()), view(offsets.data(), offsets.size()), view(slots.data(), slots.size())};
+  }
+};
+
+}  // namespace
+
+TEST_CASE("vocab: a stored vocabulary is looked up in place, and a hand-made one out of range is an error", "[vocab]") {
+  const Vocab v = Vocab::from_words({"<pad>", "<unk>", "film", "caf\xc3\xa9", "a", "plot"});
+  StoredArrays a(v);
+  const Vocab w = Vocab::in_place(a.views(), "m.han");
+  CHECK(w.words() == v.words());
+  for (std::int32_t i = 0; i < 6; ++i) CHECK(w.id(v.word(i)) == i);
+  CHECK(w.id("films") == Vocab::kUnk);
+  CHECK(w.id("") == Vocab::kUnk);
+  CHECK(w.origin() == "m.han");
+  const auto refused = [](const StoredArrays& bad, auto&& use) {
+    CHECK_THROWS_WITH(use(bad), Catch::Contains("m.han: model file is corrupted (its vocabulary)"));
+  };
+  StoredArrays b = a;
+  b.offsets[3] = 0xFFFFFFFFu;  // wraps around in 32 bits
+  refused(b, [](const StoredArrays& x) { return std::string(Vocab::in_place(x.views(), "m.han").word(2)); });
+  b = a;
+  b.offsets[2] = b.offsets[3] + 1;  // a word that ends before it starts
+  refused(b, [](const StoredArrays& x) { return std::string(Vocab::in_place(x.views(), "m.han").word(2)); });
+  b = a;
+  b.offsets.back() = 4 * static_cast<std::uint32_t>(b.text.size()) + 1;  // past the text
+  refused(b, [](const StoredArrays& x) { return std::string(Vocab::in_place(x.views(), "m.han").word(5)); });
+  b = a;
+  b.slots.pop_back();  // not a power of two
+  refused(b, [](const StoredArrays& x) { return Vocab::in_place(x.views(), "m.han").size(); });
+  b = a;
+  for (std::int32_t& s : b.slots) s = s < 0 ? 7 : s;  // an id past the vocabulary
+  refused(b, [](const StoredArrays& x) { return Vocab::in_place(x.views(), "m.han").id("zzz"); });
+  b = a;
+  for (std::int32_t& s : b.slots) s = 2;  // a full table: the lookup ends
+  refused(b, [](const StoredArrays& x) { return Vocab::in_place(x.views(), "m.han").id("zzz"); });
 }

@@ -35,6 +35,8 @@ class Vocab {
   std::string joined() const;
   std::vector<std::uint32_t> offsets() const;
   const std::vector<std::int32_t>& slots() const { return slots_; }
+  // The model file a stored vocabulary lies in (for errors); empty for one in memory.
+  const std::string& origin() const { return origin_; }
 
   std::int32_t id(std::string_view word) const;  // kUnk if unknown
   std::string_view word(std::int32_t id) const;
