@@ -33,17 +33,8 @@ T header_field(const nlohmann::json& header, const char* key, const std::string&
 // holds one: words are tokens or a vectors file's first field): parsing one long JSON
 // string is several times faster than 40k short ones. Format 1 stored an array.
 std::vector<std::string> stored_words(const nlohmann::json& header, const std::string& path) {
-  if (header.contains("vocabulary") && header.at("vocabulary").is_string()) {
-    const std::string& text = header.at("vocabulary").get_ref<const std::string&>();
-    std::vector<std::string> words;
-    words.reserve(static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) + 1);
-    for (std::size_t start = 0;;) {
-      const std::size_t end = text.find('\n', start);
-      words.emplace_back(text, start, end == std::string::npos ? std::string::npos : end - start);
-      if (end == std::string::npos) return words;
-      start = end + 1;
-    }
-  }
+  if (header.contains("vocabulary") && header.at("vocabulary").is_string())
+    return split_joined(header.at("vocabulary").get_ref<const std::string&>());
   return header_field<std::vector<std::string>>(header, "vocabulary", path);
 }
 

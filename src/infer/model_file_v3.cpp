@@ -168,16 +168,9 @@ Matrix as_elements(const void* bytes, std::size_t n) {
 void store_vocabulary(nlohmann::json& header, std::vector<NamedTensor>& tensors) {
   if (!header.is_object() || !header.contains("vocabulary") || !header["vocabulary"].is_string()) return;
   const std::string& text = header["vocabulary"].get_ref<const std::string&>();
-  std::vector<std::string> words;
-  for (std::size_t start = 0;;) {
-    const std::size_t end = text.find('\n', start);
-    words.emplace_back(text, start, end == std::string::npos ? std::string::npos : end - start);
-    if (end == std::string::npos) break;
-    start = end + 1;
-  }
   Vocab vocab;
   try {
-    vocab = Vocab::from_words(std::move(words));
+    vocab = Vocab::from_words(split_joined(text));
   } catch (const Error&) {
     return;
   }

@@ -79,6 +79,17 @@ std::string Vocab::joined() const {
   return out;
 }
 
+std::vector<std::string> split_joined(const std::string& joined) {
+  std::vector<std::string> words;
+  words.reserve(static_cast<std::size_t>(std::count(joined.begin(), joined.end(), '\n')) + 1);
+  for (std::size_t start = 0;;) {
+    const std::size_t end = joined.find('\n', start);
+    words.emplace_back(joined, start, end == std::string::npos ? std::string::npos : end - start);
+    if (end == std::string::npos) return words;
+    start = end + 1;
+  }
+}
+
 std::vector<std::uint32_t> Vocab::offsets() const {
   std::vector<std::uint32_t> out{0};
   for (std::size_t i = 0; i < size_; ++i) {

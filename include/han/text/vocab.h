@@ -65,6 +65,9 @@ class Vocab {
   std::string origin_;
 };
 
+// The words of a vocabulary's joined() text (one string, '\n' between words).
+std::vector<std::string> split_joined(const std::string& joined);
+
 // tokenizer.min_count "auto": the paper's threshold (words seen more than 5 times) unless
 // the words it keeps hold less than kAutoMinCountKeep of the training tokens, as on short
 // texts, where most words are rare; then the largest threshold that keeps that much, but
