@@ -1,7 +1,9 @@
 #include "han/infer/predictor.h"
 
 #include <atomic>
+#include <optional>
 
+#include "han/nn/kernels.h"
 #include "han/text/batcher.h"
 #include "han/core/error.h"
 #include "han/core/parallel.h"
@@ -127,10 +129,15 @@ Matrix Predictor::predict_batch(const Documents& docs, const std::vector<Index>&
 Matrix Predictor::predict_batch(const Documents& docs, const std::vector<Index>& indices, int threads,
                                 std::vector<Explanation>* explanations, PaddingAttention* padding) const {
   const std::vector<Batch> shards = make_shards(docs, indices, threads);
+  Index tokens = 0;
+  for (const Batch& shard : shards) tokens += shard.real_tokens;
+  const bool fast = tokens >= kFastGemmTokens;  // nn/kernels.h: worth libxsmm's set-up
   std::vector<Matrix> probs(shards.size());
   std::vector<std::vector<Explanation>> shard_explanations(shards.size());
   std::vector<PaddingAttention> shard_padding(shards.size());
   run_parallel(static_cast<int>(shards.size()), [&](int k) {
+    std::optional<FastGemm> fast_gemm;
+    if (fast) fast_gemm.emplace();
     HanCache cache;
     std::vector<MemberExplanation> member_side;
     probs[k] = forward_members(docs, shards[k], cache, explanations ? &member_side : nullptr);

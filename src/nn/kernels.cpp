@@ -117,12 +117,12 @@ bool use_xsmm() {
   return on;
 }
 
-thread_local bool in_training_step = false;
+thread_local bool fast_gemm_here = false;
 
 }  // namespace
 
-TrainingGemm::TrainingGemm() : previous_(in_training_step) { in_training_step = true; }
-TrainingGemm::~TrainingGemm() { in_training_step = previous_; }
+FastGemm::FastGemm() : previous_(fast_gemm_here) { fast_gemm_here = true; }
+FastGemm::~FastGemm() { fast_gemm_here = previous_; }
 
 const char* gemm_in_use() { return use_xsmm() ? "libxsmm" : "eigen"; }
 
@@ -163,7 +163,7 @@ void gemm(const ConstMatrixView& a, Op op_a, const ConstMatrixView& b, Op op_b, 
   require_addressable(a, "gemm a");
   require_addressable(b, "gemm b");
   require_addressable(c, "gemm c");
-  if (in_training_step && use_xsmm() && kernels::xsmm_gemm(x)) return;
+  if (fast_gemm_here && use_xsmm() && kernels::xsmm_gemm(x)) return;
   active_kernels().gemm(x);
 }
 
@@ -192,6 +192,24 @@ void gru_gates(const ConstMatrixView& g, const ConstMatrixView& gh_n, const Cons
   require_addressable(h_prev.topRows(x.hidden), "gru_gates h_prev");
   for (const MatrixView* out : {&r, &z, &n, &h}) require_addressable(*out, "gru_gates output");
   active_kernels().gru_gates(x);
+}
+
+void gru_step(const kernels::GruStepArgs& x) {
+#ifdef HAN_CHECK_KERNEL_OPERANDS
+  using Block = Eigen::Map<const Matrix, 0, Eigen::OuterStride<>>;
+  const Index P = kernels::padded_hidden(x.hidden), a = x.active;
+  if (x.s) require_addressable(Block(x.s, 3 * P, a, Eigen::OuterStride<>(x.lds)), "gru_step s");
+  if (x.h_prev) require_addressable(Block(x.h_prev, P, a, Eigen::OuterStride<>(x.ldh_prev)), "gru_step h_prev");
+  require_addressable(Block(x.h, P, a, Eigen::OuterStride<>(x.ldh)), "gru_step h");
+  for (Index j = 0; j < a; ++j) {
+    require_addressable(Block(x.table + x.in_cols[j] * x.ld_table + x.in_row, 3 * P, 1, Eigen::OuterStride<>(3 * P)),
+                        "gru_step input side");
+    require_addressable(Block(x.states + x.out_cols[j] * x.ld_states + x.out_row, x.hidden, 1,
+                              Eigen::OuterStride<>(x.hidden)),
+                        "gru_step states");
+  }
+#endif
+  active_kernels().gru_step(x);
 }
 
 void bias_tanh(MatrixView u, const Matrix& bias) {

@@ -62,7 +62,7 @@ Matrix han_forward(const HanParams& p, const ModelConfig& cfg, const Batch& batc
     word_states = bigru_forward(p.word_gru, c.x, sentence_lengths, c.word_gru, for_backward);
   }
   const Matrix sentence_vectors = attention_forward(p.word_attention, word_states, batch.word_mask,
-                                                    cfg.mask, cfg.pooling, c.word_attention);
+                                                    cfg.mask, cfg.pooling, c.word_attention, for_backward);
 
   // Sentence level: the real sentences of each document, in order.
   c.padded_sentences = S * B;
@@ -75,8 +75,8 @@ Matrix han_forward(const HanParams& p, const ModelConfig& cfg, const Batch& batc
   if (c.dropout.sentence.size() != 0) c.sentence_inputs.array() *= c.dropout.sentence.array();
   const Matrix sentence_states =
       bigru_forward(p.sentence_gru, c.sentence_inputs, doc_lengths, c.sentence_gru, for_backward);
-  Matrix docs = attention_forward(p.sentence_attention, sentence_states, batch.sentence_mask,
-                                  cfg.mask, cfg.pooling, c.sentence_attention);  // (2Hs, B)
+  Matrix docs = attention_forward(p.sentence_attention, sentence_states, batch.sentence_mask, cfg.mask,
+                                  cfg.pooling, c.sentence_attention, for_backward);  // (2Hs, B)
   if (c.dropout.document.size() != 0) docs.array() *= c.dropout.document.array();
   Matrix logits = linear_forward(p.output, docs, c.output);
   if (cfg.bag == Bag::words) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "han/core/error.h"
+#include "han/nn/kernels/variant.h"
 
 namespace han {
 namespace {
@@ -19,7 +20,7 @@ WordInputTable::WordInputTable(const HanParams& params)
     : params_(params),
       enabled_(6 * params.word_gru.fwd.hidden() <= 2 * params.embedding.dim()) {
   // Allocated whole but written column by column: pages of unseen words are never touched.
-  if (enabled_) table_.resize(6 * params.word_gru.fwd.hidden(), params.embedding.words());
+  if (enabled_) table_.resize(6 * kernels::padded_hidden(params.word_gru.fwd.hidden()), params.embedding.words());
   ready_.assign(static_cast<std::size_t>(enabled_ ? params.embedding.words() : 0), false);
 }
 
@@ -40,7 +41,7 @@ void WordInputTable::fill(const Documents& docs, const std::vector<Index>& indic
     const Index n = std::min<Index>(kChunk, static_cast<Index>(missing.size() - begin));
     for (Index k = 0; k < n; ++k) x.col(k) = embeddings.column(missing[begin + k]);
     x.rightCols(kChunk - n).setZero();
-    const Matrix columns = bigru_input_table(params_.word_gru, x);  // (6Hw, kChunk)
+    const Matrix columns = bigru_prediction_table(params_.word_gru, x);  // (6P, kChunk)
     for (Index k = 0; k < n; ++k) table_.col(missing[begin + k]) = columns.col(k);
   }
   // Marked only once computed: a failure above leaves no word claiming a column it lacks.

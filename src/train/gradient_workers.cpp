@@ -76,7 +76,7 @@ void GradientWorkers::run_shards(const HanParams& params, const ModelConfig& cfg
                                  const OutputHead& head, const LossConfig& loss_config) {
   const std::size_t mine = shards.size();
   run_parallel(static_cast<int>(mine), [&](int k) {
-    const TrainingGemm fast_gemm;  // this step's products on libxsmm (nn/kernels.h)
+    const FastGemm fast_gemm;  // this step's products on libxsmm (nn/kernels.h)
     Worker& w = workers_[k];
     forward(params, cfg, shards[k], dropout, batch_docs, head, loss_config, w);
     han_backward(params, w.cache, w.d_logits, w.grads, train_embeddings);
@@ -149,7 +149,7 @@ void GradientWorkers::compute_overlapped(const HanParams& params, const ModelCon
     run_parallel_polling(
         static_cast<int>(mine),
         [&](int k) {
-          const TrainingGemm fast_gemm;
+          const FastGemm fast_gemm;
           Worker& w = workers_[k];
           if (stage == BackwardStage::upper) forward(params, cfg, shards[k], dropout, batch_docs, head, loss_config, w);
           han_backward_stage(params, w.cache, stage, w.d_logits, w.grads, train_embeddings);

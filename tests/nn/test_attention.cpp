@@ -117,3 +117,27 @@ TEST_CASE("with mask none, padded positions take weight from real ones", "[atten
   const Matrix y = attention_forward(p, h, long_mask, MaskMode::renorm, Pooling::attention, c4);
   CHECK((x - y).cwiseAbs().maxCoeff() <= 1e-6f);
 }
+
+TEST_CASE("prediction-mode attention scores in tiles and keeps no inputs, with training's answer", "[attention]") {
+  Rng rng(21);
+  AttentionParams p = attention_init(6, 5, rng);
+  p.b = random_matrix(5, 1, rng);
+  // 150 positions: two whole tiles of 64 and a part one.
+  std::vector<Index> lengths = {40, 0, 50, 31, 29};
+  Matrix mask = Matrix::Zero(50, 5);
+  Index total = 0;
+  for (Index m = 0; m < 5; ++m) {
+    mask.col(m).head(lengths[m]).setOnes();
+    total += lengths[m];
+  }
+  const Matrix h = random_matrix(6, total, rng);
+  for (MaskMode mode : {MaskMode::none, MaskMode::additive, MaskMode::renorm}) {
+    AttentionCache train, predict;
+    const Matrix a = attention_forward(p, h, mask, mode, Pooling::attention, train);
+    const Matrix b = attention_forward(p, h, mask, mode, Pooling::attention, predict, false);
+    CHECK((a - b).cwiseAbs().maxCoeff() <= 1e-6f);
+    CHECK((train.alpha - predict.alpha).cwiseAbs().maxCoeff() <= 1e-6f);
+    CHECK(train.u.cols() == total);
+    CHECK((predict.u.size() == 0 && predict.h.size() == 0 && predict.mask.size() == 0));
+  }
+}

@@ -1,6 +1,7 @@
 // The packed GRU against a naive one-sequence-at-a-time GRU, and gradients.
 #include <catch2/catch.hpp>
 
+#include "han/nn/kernels/variant.h"
 #include "han/nn/layers/gru.h"
 #include "han/nn/parameters.h"
 #include "support/gradcheck.h"
@@ -89,7 +90,7 @@ TEST_CASE("biGRU gradients for parameters and inputs over mixed lengths", "[gru]
   for (ParamRef& r : refs) check_gradient(r.name, *r.value, *r.grad, loss);
 }
 
-TEST_CASE("the prediction-mode biGRU (no gate history) gives the training-mode states", "[gru]") {
+TEST_CASE("the prediction-mode biGRU (no gate history, padded rows) gives the training-mode states", "[gru]") {
   Rng rng(13);
   const BiGruParams p = bigru_init(6, 5, rng);
   const std::vector<Index> lengths = {4, 9, 0, 2, 9};
@@ -97,7 +98,10 @@ TEST_CASE("the prediction-mode biGRU (no gate history) gives the training-mode s
   BiGruCache train_cache, predict_cache;
   const Matrix a = bigru_forward(p, x, lengths, train_cache, true);
   const Matrix b = bigru_forward(p, x, lengths, predict_cache, false);
+  // Prediction multiplies by U padded to whole packets in one product, training by its r, z
+  // and n rows in two: the sums round apart by a few float ulps.
   INFO("max diff " << (a - b).cwiseAbs().maxCoeff());
-  CHECK(a.cwiseEqual(b).all());
-  CHECK(predict_cache.fwd.r.cols() < train_cache.fwd.r.cols());
+  CHECK((a - b).cwiseAbs().maxCoeff() <= 1e-6f);
+  CHECK(predict_cache.fwd.r.size() == 0);
+  CHECK(predict_cache.fwd.h.rows() == kernels::padded_hidden(5));
 }

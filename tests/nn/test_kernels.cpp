@@ -113,6 +113,65 @@ TEST_CASE("kernels: every runnable variant's GRU gates and bias tanh match the e
   }
 }
 
+TEST_CASE("kernels: every runnable variant's prediction step gathers, matches the equations and scatters", "[kernels]") {
+  han::Rng rng(5);
+  const han::Index H = GENERATE(13, 16, 50), a = 6, words = 9;
+  const han::Index P = han::kernels::padded_hidden(H);
+  INFO("H = " << H);
+  // The input side as bigru_prediction_table lays it out: two directions of [r; z; n], each P
+  // rows, zero past H. The step reads the second direction.
+  Matrix table = Matrix::Zero(6 * P, words), s = Matrix::Zero(3 * P, a), hp = Matrix::Zero(P, a);
+  Matrix b_hn = Matrix::Zero(P, 1);
+  for (han::Index g = 0; g < 6; ++g) table.middleRows(g * P, H) = random_matrix(H, words, rng);
+  for (han::Index g = 0; g < 3; ++g) s.middleRows(g * P, H) = random_matrix(H, a, rng);
+  hp.topRows(H) = random_matrix(H, a, rng);
+  b_hn.topRows(H) = random_matrix(H, 1, rng);
+  const std::vector<std::ptrdiff_t> in_cols = {3, 8, 0, 3, 5, 1}, out_cols = {4, 0, 2, 6, 1, 3};
+  for (const bool first : {false, true}) {
+    // The equations, column by column.
+    Matrix want = Matrix::Zero(H, a);
+    for (han::Index j = 0; j < a; ++j) {
+      const Eigen::ArrayXf in = table.col(in_cols[j]).segment(3 * P, 3 * P).array();
+      Eigen::ArrayXf rec = Eigen::ArrayXf::Zero(3 * P), prev = Eigen::ArrayXf::Zero(H);
+      if (!first) {
+        rec = s.col(j).array();
+        prev = hp.col(j).head(H).array();
+      }
+      const Eigen::ArrayXf r = 1 / (1 + (-(in.segment(0, H) + rec.segment(0, H))).exp());
+      const Eigen::ArrayXf z = 1 / (1 + (-(in.segment(P, H) + rec.segment(P, H))).exp());
+      const Eigen::ArrayXf n = (in.segment(2 * P, H) + r * (rec.segment(2 * P, H) + b_hn.col(0).head(H).array())).tanh();
+      want.col(j) = ((1 - z) * n + z * prev).matrix();
+    }
+    for (const han::kernels::KernelTable& k : han::runnable_kernels()) {
+      INFO(k.name << (first ? ", first step" : ""));
+      Matrix h = Matrix::Constant(P, a, 7), states = Matrix::Constant(2 * H + 3, 7, 9);
+      han::kernels::GruStepArgs x;
+      x.hidden = H;
+      x.active = a;
+      x.table = table.data();
+      x.ld_table = 6 * P;
+      x.in_row = 3 * P;
+      x.in_cols = in_cols.data();
+      x.s = first ? nullptr : s.data();
+      x.lds = 3 * P;
+      x.b_hn = b_hn.data();
+      x.h_prev = first ? nullptr : hp.data();
+      x.ldh_prev = P;
+      x.h = h.data();
+      x.ldh = P;
+      x.states = states.data();
+      x.ld_states = states.rows();
+      x.out_row = H;
+      x.out_cols = out_cols.data();
+      k.gru_step(x);
+      CHECK(relative_error(h.topRows(H), want) < 1e-5);
+      if (P > H) CHECK(h.bottomRows(P - H).isZero());  // padding stays zero for the next product
+      for (han::Index j = 0; j < a; ++j) CHECK(states.col(out_cols[j]).segment(H, H) == h.col(j).head(H));
+      CHECK((states.topRows(H).array() == 9).all());  // rows outside this direction's untouched
+    }
+  }
+}
+
 TEST_CASE("kernels: the Eigen-facing calls take blocks with their strides", "[kernels]") {
   han::Rng rng(5);
   const Matrix a = random_matrix(30, 20, rng), b = random_matrix(20, 12, rng);

@@ -27,6 +27,9 @@ void gemm(const ConstMatrixView& a, Op op_a, const ConstMatrixView& b, Op op_b, 
 void gru_gates(const ConstMatrixView& g, const ConstMatrixView& gh_n, const ConstMatrixView& h_prev, MatrixView r,
                MatrixView z, MatrixView n, MatrixView h);
 
+// One GRU step of prediction (see kernels::GruStepArgs).
+void gru_step(const kernels::GruStepArgs& x);
+
 // u = tanh(u + bias), bias (rows, 1) added to every column.
 void bias_tanh(MatrixView u, const Matrix& bias);
 
@@ -35,20 +38,24 @@ void bias_tanh(MatrixView u, const Matrix& bias);
 // variant's) or "eigen" (the variant's own). HAN_GEMM=eigen|libxsmm forces one.
 const char* gemm_in_use();
 
-// GEMM runs on libxsmm only inside a training step (a TrainingGemm on the calling thread);
-// prediction, dev scoring and serving run on the variant's Eigen product. Prediction gains
-// nothing from libxsmm (it looks the largest product up per word, and its recurrent steps
-// take a new shape each), so it keeps its answers and never pays for libxsmm's set-up.
-class TrainingGemm {
+// GEMM runs on libxsmm only while a FastGemm lives on the calling thread: in training
+// steps, and in prediction for batches of at least kFastGemmTokens real tokens. Smaller
+// batches (a one-line prediction, a quiet server) run on the variant's Eigen product and
+// never pay for libxsmm's set-up (it maps and locks about 10 MB: 6 ms here), which a few
+// words do not earn back.
+class FastGemm {
  public:
-  TrainingGemm();
-  ~TrainingGemm();
-  TrainingGemm(const TrainingGemm&) = delete;
-  TrainingGemm& operator=(const TrainingGemm&) = delete;
+  FastGemm();
+  ~FastGemm();
+  FastGemm(const FastGemm&) = delete;
+  FastGemm& operator=(const FastGemm&) = delete;
 
  private:
   bool previous_;
 };
+
+// Real tokens from which a prediction batch runs on libxsmm (FastGemm).
+constexpr Index kFastGemmTokens = 4096;
 
 // The variant in use: its name and functions (picked on the first call).
 const kernels::KernelTable& active_kernels();

@@ -21,13 +21,13 @@ class WordInputTable {
   // Computes the columns of every word of docs[indices] not yet in the table.
   // Not thread-safe: call it before the threads that read the table start.
   void fill(const Documents& docs, const std::vector<Index>& indices);
-  // The (6Hw, V) table for han_forward, or null when it is not used.
+  // The (6P, V) table for han_forward (bigru_prediction_table's rows), or null when it is not used.
   const Matrix* table() const { return enabled_ ? &table_ : nullptr; }
 
  private:
   const HanParams& params_;
   bool enabled_;
-  Matrix table_;             // (6Hw, V); column v is valid once ready_[v]
+  Matrix table_;             // (6P, V); column v is valid once ready_[v]
   std::vector<bool> ready_;  // (V)
 };
 

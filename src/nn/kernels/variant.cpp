@@ -11,6 +11,8 @@
 
 #include <Eigen/Core>
 
+#include <algorithm>
+
 #include "han/nn/kernels/variant.h"
 
 namespace han::kernels {
@@ -53,9 +55,7 @@ using ConstColumn = Eigen::Map<const Array>;
 // H mod 16 one scalar call each: with H = 50 those calls took as long as the rest. So the
 // nonlinearities run on scratch rounded up to whole packets (the padding is computed and
 // dropped), one pass per column over its 3H gate rows while they are in L1.
-constexpr long kPacketFloats = 16;
-
-long padded(long n) { return (n + kPacketFloats - 1) / kPacketFloats * kPacketFloats; }
+long padded(long n) { return padded_hidden(n); }
 
 void gru_gates(const GruGateArgs& x) {
   const long H = x.hidden, P = padded(x.hidden);
@@ -76,6 +76,41 @@ void gru_gates(const GruGateArgs& x) {
   }
 }
 
+void prefetch(const float* p, long n) {
+  for (long i = 0; i < n; i += 16) __builtin_prefetch(p + i);
+  __builtin_prefetch(p + n - 1);
+}
+
+// Every operation runs on whole packets: the input side, s, b_hn and h_prev are padded with
+// zeros. The padding rows of h come out zero (n = tanh(0) = 0, plus z times a zero h_prev).
+void gru_step(const GruStepArgs& x) {
+  const long H = x.hidden, P = padded_hidden(H);
+  Array scratch(3 * P);  // the gates [r; z; n], each P
+  Column r(scratch.data(), P), z(scratch.data() + P, P), n(scratch.data() + 2 * P, P);
+  const ConstColumn b_hn(x.b_hn, P);
+  auto input_side = [&](long j) { return x.table + x.in_cols[j] * x.ld_table + x.in_row; };
+  constexpr long kAhead = 4;  // columns: a word's input side lies anywhere in the table
+  for (long j = 0; j < std::min(kAhead, x.active); ++j) prefetch(input_side(j), 3 * P);
+  for (long j = 0; j < x.active; ++j) {
+    if (j + kAhead < x.active) prefetch(input_side(j + kAhead), 3 * P);
+    const float* in = input_side(j);
+    Column h(x.h + j * x.ldh, P);
+    if (x.s) {
+      const float* s = x.s + j * x.lds;
+      r = (ConstColumn(in, P) + ConstColumn(s, P)).logistic();
+      z = (ConstColumn(in + P, P) + ConstColumn(s + P, P)).logistic();
+      n = (ConstColumn(in + 2 * P, P) + r * (ConstColumn(s + 2 * P, P) + b_hn)).tanh();
+      h = (1 - z) * n + z * ConstColumn(x.h_prev + j * x.ldh_prev, P);
+    } else {
+      r = ConstColumn(in, P).logistic();
+      z = ConstColumn(in + P, P).logistic();
+      n = (ConstColumn(in + 2 * P, P) + r * b_hn).tanh();
+      h = (1 - z) * n;
+    }
+    Column(x.states + x.out_cols[j] * x.ld_states + x.out_row, H) = h.head(H);
+  }
+}
+
 void bias_tanh(const BiasTanhArgs& x) {
   const long P = padded(x.rows);
   const ConstColumn bias(x.bias, x.rows);
@@ -93,7 +128,7 @@ void bias_tanh(const BiasTanhArgs& x) {
 KernelTable HAN_CAT(kernels_, HAN_KERNEL_VARIANT)() {
 #define HAN_STR_(s) #s
 #define HAN_STR(s) HAN_STR_(s)
-  return {HAN_STR(HAN_KERNEL_VARIANT), &gemm, &gru_gates, &bias_tanh};
+  return {HAN_STR(HAN_KERNEL_VARIANT), &gemm, &gru_gates, &gru_step, &bias_tanh};
 }
 
 }  // namespace han::kernels

@@ -70,8 +70,39 @@ std::vector<Index> mask_lengths(const Matrix& mask) {
   return lengths;
 }
 
-Matrix attention_forward(const AttentionParams& p, const Matrix& h, const Matrix& mask,
-                         MaskMode mode, Pooling pooling, AttentionCache& c) {
+namespace {
+
+// Columns of u per product in prediction: a tile of u stays in L1 from its product through
+// its tanh to its scores.
+constexpr Index kScoreTile = 64;
+
+// ctx · tanh(W h + b) for every column of h. Training keeps u (A, T) for backward; prediction
+// computes it a tile at a time and keeps none.
+RowVector real_scores(const AttentionParams& p, const Matrix& h, bool for_backward, AttentionCache& c) {
+  const Index A = p.W.rows(), T = h.cols();
+  if (for_backward) {
+    c.u.resize(A, T);
+    gemm(p.W, Op::plain, h, Op::plain, c.u);
+    bias_tanh(c.u, p.b);
+    return p.ctx.col(0).transpose() * c.u;
+  }
+  c.u.resize(0, 0);
+  RowVector scores(T);
+  Matrix u(A, std::min(kScoreTile, T));
+  for (Index begin = 0; begin < T; begin += kScoreTile) {
+    const Index n = std::min(kScoreTile, T - begin);
+    auto tile = u.leftCols(n);
+    gemm(p.W, Op::plain, h.middleCols(begin, n), Op::plain, tile);
+    bias_tanh(tile, p.b);
+    scores.segment(begin, n).noalias() = p.ctx.col(0).transpose() * tile;
+  }
+  return scores;
+}
+
+}  // namespace
+
+Matrix attention_forward(const AttentionParams& p, const Matrix& h, const Matrix& mask, MaskMode mode,
+                         Pooling pooling, AttentionCache& c, bool for_backward) {
   const Index P = mask.rows(), M = mask.cols();
   c.lengths = mask_lengths(mask);
   c.start.resize(M);
@@ -81,20 +112,22 @@ Matrix attention_forward(const AttentionParams& p, const Matrix& h, const Matrix
     total += c.lengths[m];
   }
   HAN_ASSERT(total == h.cols());
-  c.h = h;
-  c.mask = mask;
+  if (for_backward) {
+    c.h = h;
+    c.mask = mask;
+  } else {
+    c.h.resize(0, 0);
+    c.mask.resize(0, 0);
+  }
   c.mode = mode;
   c.pooling = pooling;
   if (pooling == Pooling::attention) {
-    c.u.resize(p.W.rows(), h.cols());
-    gemm(p.W, Op::plain, h, Op::plain, c.u);
-    bias_tanh(c.u, p.b);
+    const RowVector scores_of_real = real_scores(p, h, for_backward, c);  // (1, T)
     c.pad_u = p.b.array().tanh();
-    const RowVector real_scores = p.ctx.col(0).transpose() * c.u;  // (1, T)
     const Scalar pad_score = p.ctx.col(0).dot(c.pad_u.col(0));
     Matrix scores = Matrix::Constant(P, M, pad_score);
     for (Index m = 0; m < M; ++m)
-      scores.col(m).head(c.lengths[m]) = real_scores.segment(c.start[m], c.lengths[m]).transpose();
+      scores.col(m).head(c.lengths[m]) = scores_of_real.segment(c.start[m], c.lengths[m]).transpose();
     c.alpha = attention_weights(scores, mask, mode);
   } else {
     c.alpha = Matrix::Zero(P, M);

@@ -55,26 +55,25 @@ GruParams gru_init(Index input_dim, Index hidden, Rng& rng) {
   return p;
 }
 
-void gru_forward(const GruParams& p, const Packing& pk, const GruDirection& dir, const Matrix& gates,
-                 GruCache& c, Matrix& states) {
+namespace {
+
+// Training: every step's gates and previous state are kept for backward.
+void gru_forward_kept(const GruParams& p, const Packing& pk, const GruDirection& dir, const Matrix& gates,
+                      GruCache& c, Matrix& states) {
   const Index H = p.hidden(), T = pk.total;
   const Index max_active = pk.steps() ? pk.active[0] : 0;
-  // For backward every step's gates are kept (H, T); for inference one step's (H, active).
   c.h.resize(H, T);
-  for (Matrix* m : {&c.h_prev, &c.r, &c.z, &c.n}) m->resize(H, c.keep_for_backward ? T : max_active);
-  c.gh_n.resize(H, c.keep_for_backward ? T : 0);
-  c.step.resize(4 * H, max_active);
+  for (Matrix* m : {&c.h_prev, &c.r, &c.z, &c.n, &c.gh_n}) m->resize(H, T);
+  c.step.resize(3 * H, max_active);
   const auto U_rz = p.U.topRows(2 * H);
   const auto U_n = p.U.bottomRows(H);
   for (Index t = 0; t < pk.steps(); ++t) {
     const Index o = pk.offset[t], a = pk.active[t];
-    const Index k = c.keep_for_backward ? o : 0;  // column of this step in the gate buffers
-    // (3H, a) this step's input side, then the r, z pre-activations. The products land in
-    // this scratch in both modes, so prediction rounds exactly as training does.
+    // (3H, a) this step's input side, then the r, z pre-activations.
     auto g = c.step.topRows(3 * H).leftCols(a);
     for (Index j = 0; j < a; ++j) g.col(j) = gates.col(dir.gate_source[o + j]).segment(dir.gate_row, 3 * H);
-    auto hp = c.h_prev.middleCols(k, a);
-    auto gh_n = c.step.bottomRows(H).leftCols(a);
+    auto hp = c.h_prev.middleCols(o, a);
+    auto gh_n = c.gh_n.middleCols(o, a);
     if (t == 0) {
       hp.setZero();
       gh_n.colwise() = p.b_hh.col(0).tail(H);
@@ -84,11 +83,68 @@ void gru_forward(const GruParams& p, const Packing& pk, const GruDirection& dir,
       gemm(U_n, Op::plain, hp, Op::plain, gh_n);
       gh_n.colwise() += p.b_hh.col(0).tail(H);
     }
-    gru_gates(g, gh_n, hp, c.r.middleCols(k, a), c.z.middleCols(k, a), c.n.middleCols(k, a), c.h.middleCols(o, a));
-    if (c.keep_for_backward) c.gh_n.middleCols(o, a) = gh_n;
+    gru_gates(g, gh_n, hp, c.r.middleCols(o, a), c.z.middleCols(o, a), c.n.middleCols(o, a), c.h.middleCols(o, a));
     const auto h = c.h.middleCols(o, a);
     for (Index j = 0; j < a; ++j) states.col(dir.source[o + j]).segment(dir.state_row, H) = h.col(j);
   }
+}
+
+// m's blocks of `hidden` rows, each padded to padded_hidden(hidden) rows with zeros.
+Matrix padded_gate_rows(const Matrix& m, Index hidden) {
+  const Index P = kernels::padded_hidden(hidden), blocks = m.rows() / hidden;
+  Matrix out = Matrix::Zero(blocks * P, m.cols());
+  for (Index b = 0; b < blocks; ++b) out.middleRows(b * P, hidden) = m.middleRows(b * hidden, hidden);
+  return out;
+}
+
+// Prediction: each step reads its input side where it lies (padded as bigru_prediction_table
+// pads it) and writes its states where they go (gru_step), on rows padded to whole packets.
+// The previous step's states are the first columns of the step before (longest sequences
+// first).
+void gru_forward_predict(const GruParams& p, const Packing& pk, const GruDirection& dir, const Matrix& gates,
+                         GruCache& c, Matrix& states) {
+  const Index H = p.hidden(), P = kernels::padded_hidden(H);
+  c.h.resize(P, pk.total);
+  c.step.resize(3 * P, pk.steps() ? pk.active[0] : 0);
+  const Matrix U = padded_gate_rows(p.U, H);  // (3P, H)
+  Vector b_hn = Vector::Zero(P);
+  b_hn.head(H) = p.b_hh.col(0).tail(H);
+  kernels::GruStepArgs x;
+  x.hidden = H;
+  x.table = gates.data();
+  x.ld_table = gates.rows();
+  x.in_row = dir.gate_row;
+  x.b_hn = b_hn.data();
+  x.states = states.data();
+  x.ld_states = states.rows();
+  x.out_row = dir.state_row;
+  for (Index t = 0; t < pk.steps(); ++t) {
+    const Index o = pk.offset[t], a = pk.active[t];
+    x.active = a;
+    x.in_cols = dir.gate_source.data() + o;
+    x.out_cols = dir.source.data() + o;
+    x.h = c.h.data() + o * P;
+    x.ldh = P;
+    if (t > 0) {
+      const auto hp = c.h.middleCols(pk.offset[t - 1], a);
+      gemm(U, Op::plain, hp.topRows(H), Op::plain, c.step.leftCols(a));
+      x.s = c.step.data();
+      x.lds = 3 * P;
+      x.h_prev = hp.data();
+      x.ldh_prev = P;
+    }
+    gru_step(x);
+  }
+}
+
+}  // namespace
+
+void gru_forward(const GruParams& p, const Packing& pk, const GruDirection& dir, const Matrix& gates,
+                 GruCache& c, Matrix& states) {
+  if (c.keep_for_backward)
+    gru_forward_kept(p, pk, dir, gates, c, states);
+  else
+    gru_forward_predict(p, pk, dir, gates, c, states);
 }
 
 void gru_backward(const GruParams& p, const Packing& pk, const GruDirection& dir, GruCache& c,
@@ -156,17 +212,33 @@ Matrix stacked(const Matrix& fwd, const Matrix& bwd) {
   return out;
 }
 
+// [fwd; bwd] input weights (6H, D) and biases (6H, 1), the r and z recurrent biases folded in.
+std::pair<Matrix, Matrix> stacked_input_side(const BiGruParams& p) {
+  const Index H = p.fwd.hidden();
+  Matrix bias = stacked(p.fwd.b_ih, p.bwd.b_ih);
+  bias.middleRows(0, 2 * H) += p.fwd.b_hh.topRows(2 * H);
+  bias.middleRows(3 * H, 2 * H) += p.bwd.b_hh.topRows(2 * H);
+  return {stacked(p.fwd.W, p.bwd.W), bias};
+}
+
+Matrix input_side(const Matrix& W, const Matrix& bias, const Matrix& inputs) {
+  Matrix gates(W.rows(), inputs.cols());
+  gemm(W, Op::plain, inputs, Op::plain, gates);
+  gates.colwise() += bias.col(0);
+  return gates;
+}
+
 }  // namespace
 
 Matrix bigru_input_table(const BiGruParams& p, const Matrix& inputs) {
+  const auto [W, bias] = stacked_input_side(p);
+  return input_side(W, bias, inputs);
+}
+
+Matrix bigru_prediction_table(const BiGruParams& p, const Matrix& inputs) {
   const Index H = p.fwd.hidden();
-  Matrix bias = stacked(p.fwd.b_ih, p.bwd.b_ih);  // (6H, 1) plus the folded r, z recurrent biases
-  bias.middleRows(0, 2 * H) += p.fwd.b_hh.topRows(2 * H);
-  bias.middleRows(3 * H, 2 * H) += p.bwd.b_hh.topRows(2 * H);
-  Matrix gates(6 * H, inputs.cols());
-  gemm(stacked(p.fwd.W, p.bwd.W), Op::plain, inputs, Op::plain, gates);
-  gates.colwise() += bias.col(0);
-  return gates;
+  const auto [W, bias] = stacked_input_side(p);
+  return input_side(padded_gate_rows(W, H), padded_gate_rows(bias, H), inputs);
 }
 
 namespace {
@@ -177,9 +249,10 @@ Matrix run_directions(const BiGruParams& p, const Matrix& gates, const std::vect
                       const std::vector<Index>& gate_source_bwd, BiGruCache& c) {
   const Packing& pk = c.packing;
   const Index H = p.fwd.hidden();
+  const Index bwd_gates = gates.rows() / 2;  // 3H, or 3P padded for prediction
   Matrix out(2 * H, pk.total);
   gru_forward(p.fwd, pk, {pk.forward_source, gate_source_fwd, 0, 0}, gates, c.fwd, out);
-  gru_forward(p.bwd, pk, {pk.backward_source, gate_source_bwd, 3 * H, H}, gates, c.bwd, out);
+  gru_forward(p.bwd, pk, {pk.backward_source, gate_source_bwd, bwd_gates, H}, gates, c.bwd, out);
   return out;
 }
 
@@ -190,7 +263,7 @@ Matrix bigru_forward(const BiGruParams& p, const Matrix& x, const std::vector<In
   c.fwd.keep_for_backward = c.bwd.keep_for_backward = for_backward;
   c.packing = make_packing(lengths);
   HAN_ASSERT(c.packing.total == x.cols());
-  const Matrix gates = bigru_input_table(p, x);  // (6H, T) flat order
+  const Matrix gates = for_backward ? bigru_input_table(p, x) : bigru_prediction_table(p, x);  // flat order
   return run_directions(p, gates, c.packing.forward_source, c.packing.backward_source, c);
 }
 

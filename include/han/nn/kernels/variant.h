@@ -3,6 +3,8 @@
 // once per variant with its own -march and its own name for Eigen's namespace, so the Eigen
 // code of one variant can never stand in for another's at link time). The interface is
 // plain pointers and sizes: no Eigen type crosses it. Column-major; ld* = column strides.
+#include <cstddef>
+
 namespace han::kernels {
 
 // C (m x n) = op(A) op(B), plus C when accumulate. op(A) is m x k (A itself k x m when
@@ -36,6 +38,33 @@ struct GruGateArgs {
   long ldh = 0;
 };
 
+// The GRU kernels pad each gate's H rows to whole SIMD packets of this many floats.
+constexpr long kGatePacket = 16;
+inline long padded_hidden(long hidden) { return (hidden + kGatePacket - 1) / kGatePacket * kGatePacket; }
+
+// One GRU step of prediction on padded rows (P = padded_hidden(H)), gathered and scattered
+// in the same pass. Sequence j reads its input side from column in_cols[j] of `table`
+// (3P rows from in_row, [r; z; n] each zero past H, the r and z biases folded in) and its
+// recurrent side from s = U h_prev (3P, a), padded alike; it writes h to column j of h
+// (P, a; zero past H) and its H rows to column out_cols[j] of `states`, from out_row.
+// At the first step s and h_prev are null (h_prev = 0).
+struct GruStepArgs {
+  long hidden = 0, active = 0;
+  const float* table = nullptr;
+  long ld_table = 0, in_row = 0;
+  const std::ptrdiff_t* in_cols = nullptr;  // (a)
+  const float* s = nullptr;                 // (3P, a) or null
+  long lds = 0;
+  const float* b_hn = nullptr;    // (P), zero past H
+  const float* h_prev = nullptr;  // (P, a) or null
+  long ldh_prev = 0;
+  float* h = nullptr;  // (P, a)
+  long ldh = 0;
+  float* states = nullptr;
+  long ld_states = 0, out_row = 0;
+  const std::ptrdiff_t* out_cols = nullptr;  // (a)
+};
+
 // u (rows x cols) = tanh(u + bias), the bias added to every column.
 struct BiasTanhArgs {
   long rows = 0, cols = 0;
@@ -48,6 +77,7 @@ struct KernelTable {
   const char* name;
   void (*gemm)(const GemmArgs&);
   void (*gru_gates)(const GruGateArgs&);
+  void (*gru_step)(const GruStepArgs&);
   void (*bias_tanh)(const BiasTanhArgs&);
 };
 

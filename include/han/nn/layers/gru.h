@@ -49,13 +49,13 @@ struct GruParams {
 // input projections from, and writes its states and gradients to, the biGRU's flat
 // buffers, one step's columns at a time (no whole-batch gather or scatter pass).
 struct GruCache {
-  bool keep_for_backward = true;  // false: gate buffers hold one step only (inference)
-  Matrix h;       // (H, T) output states
+  bool keep_for_backward = true;  // false: prediction, which keeps only h
+  Matrix h;       // (H, T) output states; in prediction (P, T), rows padded to P = padded_hidden(H)
   Matrix h_prev;  // (H, T) state before each step (0 at t = 0)
   Matrix r, z, n; // (H, T) gate activations
-  Matrix gh_n;    // (H, T) U_n h_prev + b_hn (kept for backward only)
+  Matrix gh_n;    // (H, T) U_n h_prev + b_hn
   Matrix dgh;     // (3H, T) backward: d (U h + b_hh)
-  Matrix step;    // (4H, max active) scratch: one step's gathered input side and U_n h_prev + b_hn
+  Matrix step;    // one step's scratch: (3H, max active) the gathered input side; in prediction (3P, max active) U h_prev
 };
 
 // Where one direction sits in the biGRU's buffers: packed column k is flat column
@@ -72,7 +72,8 @@ struct GruDirection {
 // PyTorch's default: every tensor U(-1/sqrt(H), 1/sqrt(H)).
 GruParams gru_shape(Index input_dim, Index hidden);  // allocated, not initialised
 GruParams gru_init(Index input_dim, Index hidden, Rng& rng);
-// gates: both directions' input side (see bigru_input_table), read through dir.gate_source.
+// gates: both directions' input side, read through dir.gate_source: bigru_input_table's
+// rows when c.keep_for_backward, bigru_prediction_table's (padded) otherwise.
 // Writes this direction's H rows of states (2H, T) flat.
 void gru_forward(const GruParams& p, const Packing& pk, const GruDirection& dir, const Matrix& gates,
                  GruCache& c, Matrix& states);
@@ -104,12 +105,15 @@ BiGruParams bigru_init(Index input_dim, Index hidden, Rng& rng);
 // [W_fwd; W_bwd] inputs + b_ih + [b_hr; b_hz; 0] (the recurrent r and z biases are folded
 // in: they only ever appear summed with the input side).
 Matrix bigru_input_table(const BiGruParams& p, const Matrix& inputs);
+// The same for prediction, (6P, V): each gate's H rows padded to P = padded_hidden(H) rows
+// (kernels/variant.h) with zeros, so its steps run on whole SIMD packets.
+Matrix bigru_prediction_table(const BiGruParams& p, const Matrix& inputs);
 // x (D, T) flat; returns (2H, T) flat: rows [0, H) forward states, [H, 2H) backward states.
 // for_backward = false keeps no per-step gates (prediction): bigru_backward cannot follow.
 Matrix bigru_forward(const BiGruParams& p, const Matrix& x, const std::vector<Index>& lengths,
                      BiGruCache& c, bool for_backward = true);
 // Prediction when every input is a column of a fixed matrix (word embeddings): with
-// table = bigru_input_table(p, embeddings), flat column k's input side is table column
+// table = bigru_prediction_table(p, embeddings), flat column k's input side is table column
 // ids[k], a lookup instead of a product. The same states as bigru_forward up to rounding.
 Matrix bigru_forward_lookup(const BiGruParams& p, const Matrix& table, const std::vector<std::int32_t>& ids,
                             const std::vector<Index>& lengths, BiGruCache& c);
