@@ -37,6 +37,28 @@ double han_parameter_count(const ModelConfig& cfg, Index vocab_size, Index class
          attention(2 * Hs) + static_cast<double>(classes) * (2 * Hs + 1) + bag;
 }
 
+namespace {
+
+// The distinct ids of `ids`, in order of first appearance, and each id's place among them.
+void distinct_ids(const std::vector<std::int32_t>& ids, Index vocab, std::vector<std::int32_t>& distinct,
+                  std::vector<Index>& place) {
+  thread_local std::vector<Index> slot;  // (vocab) an id's place, or -1; left all -1 between calls
+  if (static_cast<Index>(slot.size()) < vocab) slot.assign(static_cast<std::size_t>(vocab), -1);
+  distinct.clear();
+  place.resize(ids.size());
+  for (std::size_t t = 0; t < ids.size(); ++t) {
+    Index& s = slot[static_cast<std::size_t>(ids[t])];
+    if (s < 0) {
+      s = static_cast<Index>(distinct.size());
+      distinct.push_back(ids[t]);
+    }
+    place[t] = s;
+  }
+  for (std::int32_t id : distinct) slot[static_cast<std::size_t>(id)] = -1;
+}
+
+}  // namespace
+
 Matrix han_forward(const HanParams& p, const ModelConfig& cfg, const Batch& batch,
                    const DropoutPlan* dropout, HanCache& c, bool for_backward, const Matrix* word_inputs) {
   HAN_ASSERT(!(for_backward && word_inputs));
@@ -57,8 +79,18 @@ Matrix han_forward(const HanParams& p, const ModelConfig& cfg, const Batch& batc
   if (word_inputs) {
     word_states = bigru_forward_lookup(p.word_gru, *word_inputs, c.token_ids, sentence_lengths, c.word_gru);
   } else {
-    embedding_forward(p.embedding, c.token_ids, c.x);
-    if (c.dropout.embedding.size() != 0) c.x.array() *= c.dropout.embedding.array();
+    // A word's input side is the same wherever it occurs: each distinct word of the shard is
+    // embedded and projected once (and its gradients summed before the products), unless
+    // embedding dropout gives every token a mask of its own.
+    const bool per_token = c.dropout.embedding.size() != 0;
+    if (per_token) {
+      c.input_ids = c.token_ids;
+      c.word_gru.input_of.clear();
+    } else {
+      distinct_ids(c.token_ids, p.embedding.words(), c.input_ids, c.word_gru.input_of);
+    }
+    embedding_forward(p.embedding, c.input_ids, c.x);
+    if (per_token) c.x.array() *= c.dropout.embedding.array();
     word_states = bigru_forward(p.word_gru, c.x, sentence_lengths, c.word_gru, for_backward);
   }
   const Matrix sentence_vectors = attention_forward(p.word_attention, word_states, batch.word_mask,
@@ -113,7 +145,7 @@ void han_backward_stage(const HanParams& p, HanCache& c, BackwardStage stage, co
     case BackwardStage::word_recurrence: {
       Matrix d_x = bigru_backward_inputs(p.word_gru, c.word_gru, c.d_word_states, g.word_gru);
       if (c.dropout.embedding.size() != 0) d_x.array() *= c.dropout.embedding.array();
-      if (train_embeddings) embedding_backward(c.token_ids, d_x, g.embedding);
+      if (train_embeddings) embedding_backward(c.input_ids, d_x, g.embedding);
       return;
     }
     case BackwardStage::word_input_weights:

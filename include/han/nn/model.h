@@ -64,7 +64,9 @@ inline constexpr const char* kEmbeddingTable = "embedding.table";
 struct HanCache {
   std::vector<std::int32_t> token_ids;         // (T) real tokens, sentence by sentence
   DropoutMasks dropout;                        // the training masks in use (empty: none)
-  Matrix x;                                    // (E, T) embeddings, after dropout (empty with a word input table)
+  std::vector<std::int32_t> input_ids;         // the word of each column of x: the shard's distinct words,
+                                               // or token_ids under embedding dropout (a mask per token)
+  Matrix x;                                    // (E, input_ids) embeddings, after dropout (empty with a word input table)
   BiGruCache word_gru;
   AttentionCache word_attention;               // alpha: (W, S*B) word weights
   std::vector<Index> sentence_columns;         // (N) column s + S*b of each real sentence

@@ -180,9 +180,9 @@ void gru_backward(const GruParams& p, const Packing& pk, const GruDirection& dir
     if (t > 0) gemm(U_t, Op::plain, dhh, Op::plain, carry.leftCols(a), true);
     // The input side's r, z pre-activation gradients equal the recurrent side's.
     for (Index j = 0; j < a; ++j) {
-      auto col = d_gates.col(dir.source[o + j]).segment(dir.gate_row, 3 * H);
-      col.head(2 * H) = dhh.col(j).head(2 * H);
-      col.tail(H) = dnt.col(j);
+      auto col = d_gates.col(dir.gate_source[o + j]).segment(dir.gate_row, 3 * H);
+      col.head(2 * H) += dhh.col(j).head(2 * H);
+      col.tail(H) += dnt.col(j);
     }
   }
   gemm(c.dgh, Op::plain, c.h_prev, Op::transposed, g.U, true);
@@ -258,36 +258,55 @@ Matrix run_directions(const BiGruParams& p, const Matrix& gates, const std::vect
 
 }  // namespace
 
+namespace {
+
+// Each packed column's input column, per direction: input_of[flat column].
+template <class Map>
+void map_sources(const Packing& pk, const Map& input_of, std::vector<Index>& fwd, std::vector<Index>& bwd) {
+  fwd.resize(pk.total);
+  bwd.resize(pk.total);
+  for (Index k = 0; k < pk.total; ++k) {
+    fwd[k] = input_of[pk.forward_source[k]];
+    bwd[k] = input_of[pk.backward_source[k]];
+  }
+}
+
+}  // namespace
+
 Matrix bigru_forward(const BiGruParams& p, const Matrix& x, const std::vector<Index>& lengths,
                      BiGruCache& c, bool for_backward) {
   c.fwd.keep_for_backward = c.bwd.keep_for_backward = for_backward;
   c.packing = make_packing(lengths);
-  HAN_ASSERT(c.packing.total == x.cols());
-  const Matrix gates = for_backward ? bigru_input_table(p, x) : bigru_prediction_table(p, x);  // flat order
-  return run_directions(p, gates, c.packing.forward_source, c.packing.backward_source, c);
+  const Packing& pk = c.packing;
+  const bool shared = !c.input_of.empty();
+  HAN_ASSERT(shared ? static_cast<Index>(c.input_of.size()) == pk.total : pk.total == x.cols());
+  c.input_columns = x.cols();
+  const Matrix gates = for_backward ? bigru_input_table(p, x) : bigru_prediction_table(p, x);
+  if (!shared) return run_directions(p, gates, pk.forward_source, pk.backward_source, c);
+  map_sources(pk, c.input_of, c.gate_source_fwd, c.gate_source_bwd);
+  return run_directions(p, gates, c.gate_source_fwd, c.gate_source_bwd, c);
 }
 
 Matrix bigru_forward_lookup(const BiGruParams& p, const Matrix& table, const std::vector<std::int32_t>& ids,
                             const std::vector<Index>& lengths, BiGruCache& c) {
   c.fwd.keep_for_backward = c.bwd.keep_for_backward = false;
   c.packing = make_packing(lengths);
-  const Packing& pk = c.packing;
-  HAN_ASSERT(pk.total == static_cast<Index>(ids.size()));
-  std::vector<Index> fwd(pk.total), bwd(pk.total);
-  for (Index k = 0; k < pk.total; ++k) {
-    fwd[k] = ids[pk.forward_source[k]];
-    bwd[k] = ids[pk.backward_source[k]];
-  }
-  return run_directions(p, table, fwd, bwd, c);
+  HAN_ASSERT(c.packing.total == static_cast<Index>(ids.size()));
+  map_sources(c.packing, ids, c.gate_source_fwd, c.gate_source_bwd);
+  return run_directions(p, table, c.gate_source_fwd, c.gate_source_bwd, c);
 }
 
 Matrix bigru_backward_inputs(const BiGruParams& p, BiGruCache& c, const Matrix& d_out, BiGruParams& g) {
   const Packing& pk = c.packing;
-  const Index H = p.fwd.hidden(), T = pk.total;
-  c.d_gates.resize(6 * H, T);
-  gru_backward(p.fwd, pk, {pk.forward_source, pk.forward_source, 0, 0}, c.fwd, d_out, c.d_gates, g.fwd);
-  gru_backward(p.bwd, pk, {pk.backward_source, pk.backward_source, 3 * H, H}, c.bwd, d_out, c.d_gates, g.bwd);
-  Matrix dx(p.fwd.W.cols(), T);
+  const Index H = p.fwd.hidden();
+  const bool shared = !c.input_of.empty();
+  // Flat columns that share an input add into its column.
+  c.d_gates = Matrix::Zero(6 * H, c.input_columns);
+  gru_backward(p.fwd, pk, {pk.forward_source, shared ? c.gate_source_fwd : pk.forward_source, 0, 0}, c.fwd, d_out,
+               c.d_gates, g.fwd);
+  gru_backward(p.bwd, pk, {pk.backward_source, shared ? c.gate_source_bwd : pk.backward_source, 3 * H, H}, c.bwd,
+               d_out, c.d_gates, g.bwd);
+  Matrix dx(p.fwd.W.cols(), c.input_columns);
   gemm(stacked(p.fwd.W, p.bwd.W), Op::transposed, c.d_gates, Op::plain, dx);
   return dx;
 }

@@ -77,8 +77,9 @@ GruParams gru_init(Index input_dim, Index hidden, Rng& rng);
 // Writes this direction's H rows of states (2H, T) flat.
 void gru_forward(const GruParams& p, const Packing& pk, const GruDirection& dir, const Matrix& gates,
                  GruCache& c, Matrix& states);
-// d_states (2H, T) flat; adds the gradients of U and b_hh into g and writes this
-// direction's rows of d_gates (6H, T) flat: d (W x + b_ih), whose weights the caller owns.
+// d_states (2H, T) flat; adds the gradients of U and b_hh into g, and adds d (W x + b_ih) of
+// packed column k into this direction's rows of d_gates column dir.gate_source[k] (the
+// input weights are the caller's).
 void gru_backward(const GruParams& p, const Packing& pk, const GruDirection& dir, GruCache& c,
                   const Matrix& d_states, Matrix& d_gates, GruParams& g);
 
@@ -94,9 +95,15 @@ struct BiGruParams {
 // Both directions' input projections are one product on the flat input:
 // [W_fwd; W_bwd] (6H, D) times x (D, T).
 struct BiGruCache {
+  // Set by the caller before bigru_forward when flat columns share inputs: flat column t
+  // reads input column input_of[t] (a word's column, when the inputs are a batch's distinct
+  // words). Empty: column t reads input column t.
+  std::vector<Index> input_of;
   Packing packing;
+  std::vector<Index> gate_source_fwd, gate_source_bwd;  // (T) packed column -> input column, with input_of
+  Index input_columns = 0;                              // the inputs' columns, T without input_of
   GruCache fwd, bwd;
-  Matrix d_gates;  // (6H, T) d input projections, flat order: from backward_inputs to backward_weights
+  Matrix d_gates;  // (6H, input columns) d input projections: from backward_inputs to backward_weights
 };
 
 BiGruParams bigru_shape(Index input_dim, Index hidden);  // allocated, not initialised
@@ -108,7 +115,8 @@ Matrix bigru_input_table(const BiGruParams& p, const Matrix& inputs);
 // The same for prediction, (6P, V): each gate's H rows padded to P = padded_hidden(H) rows
 // (kernels/variant.h) with zeros, so its steps run on whole SIMD packets.
 Matrix bigru_prediction_table(const BiGruParams& p, const Matrix& inputs);
-// x (D, T) flat; returns (2H, T) flat: rows [0, H) forward states, [H, 2H) backward states.
+// x (D, T) flat, or (D, inputs) with c.input_of; returns (2H, T) flat: rows [0, H) forward
+// states, [H, 2H) backward states.
 // for_backward = false keeps no per-step gates (prediction): bigru_backward cannot follow.
 Matrix bigru_forward(const BiGruParams& p, const Matrix& x, const std::vector<Index>& lengths,
                      BiGruCache& c, bool for_backward = true);
@@ -118,7 +126,8 @@ Matrix bigru_forward(const BiGruParams& p, const Matrix& x, const std::vector<In
 Matrix bigru_forward_lookup(const BiGruParams& p, const Matrix& table, const std::vector<std::int32_t>& ids,
                             const std::vector<Index>& lengths, BiGruCache& c);
 // x: the input given to bigru_forward (the caller keeps it, so it is not copied);
-// d_out (2H, T) flat; adds into g; returns d x (D, T) flat.
+// d_out (2H, T) flat; adds into g; returns d x, shaped as x (with c.input_of, each input
+// column's gradient summed over the flat columns that read it).
 Matrix bigru_backward(const BiGruParams& p, BiGruCache& c, const Matrix& x, const Matrix& d_out,
                       BiGruParams& g);
 // bigru_backward in two halves, so that a caller can use d x (and the recurrent weights'
