@@ -71,7 +71,18 @@ Predictor::Predictor(std::vector<const HanParams*> members, const ModelConfig& c
   for (const HanParams* m : members_) word_inputs_.emplace_back(*m);
 }
 
+namespace {
+
+// Whether a batch's products run on libxsmm (nn/kernels.h: large enough to be worth its set-up).
+bool fast_gemm_for(const Documents& docs, const std::vector<Index>& indices) {
+  return batch_counts(docs, indices).real_tokens >= kFastGemmTokens;
+}
+
+}  // namespace
+
 void Predictor::fill_word_inputs(const Documents& docs, const std::vector<Index>& indices) const {
+  std::optional<FastGemm> fast_gemm;
+  if (fast_gemm_for(docs, indices)) fast_gemm.emplace();
   for (WordInputTable& t : word_inputs_) t.fill(docs, indices);
 }
 
@@ -129,9 +140,7 @@ Matrix Predictor::predict_batch(const Documents& docs, const std::vector<Index>&
 Matrix Predictor::predict_batch(const Documents& docs, const std::vector<Index>& indices, int threads,
                                 std::vector<Explanation>* explanations, PaddingAttention* padding) const {
   const std::vector<Batch> shards = make_shards(docs, indices, threads);
-  Index tokens = 0;
-  for (const Batch& shard : shards) tokens += shard.real_tokens;
-  const bool fast = tokens >= kFastGemmTokens;  // nn/kernels.h: worth libxsmm's set-up
+  const bool fast = fast_gemm_for(docs, indices);
   std::vector<Matrix> probs(shards.size());
   std::vector<std::vector<Explanation>> shard_explanations(shards.size());
   std::vector<PaddingAttention> shard_padding(shards.size());

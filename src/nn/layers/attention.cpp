@@ -5,6 +5,7 @@
 
 #include "han/core/error.h"
 #include "han/nn/kernels.h"
+#include "han/nn/kernels/variant.h"
 #include "han/nn/layers/linear.h"
 
 namespace han {
@@ -87,14 +88,21 @@ RowVector real_scores(const AttentionParams& p, const Matrix& h, bool for_backwa
     return p.ctx.col(0).transpose() * c.u;
   }
   c.u.resize(0, 0);
+  // A padded to whole SIMD packets with zero rows (tanh(0) times a zero ctx adds nothing), so
+  // the tanh runs on whole packets.
+  const Index Ap = kernels::padded_hidden(A);
+  Matrix W = Matrix::Zero(Ap, p.W.cols()), b = Matrix::Zero(Ap, 1), ctx = Matrix::Zero(Ap, 1);
+  W.topRows(A) = p.W;
+  b.topRows(A) = p.b;
+  ctx.topRows(A) = p.ctx;
   RowVector scores(T);
-  Matrix u(A, std::min(kScoreTile, T));
+  Matrix u(Ap, std::min(kScoreTile, T));
   for (Index begin = 0; begin < T; begin += kScoreTile) {
     const Index n = std::min(kScoreTile, T - begin);
     auto tile = u.leftCols(n);
-    gemm(p.W, Op::plain, h.middleCols(begin, n), Op::plain, tile);
-    bias_tanh(tile, p.b);
-    scores.segment(begin, n).noalias() = p.ctx.col(0).transpose() * tile;
+    gemm(W, Op::plain, h.middleCols(begin, n), Op::plain, tile);
+    bias_tanh(tile, b);
+    scores.segment(begin, n).noalias() = ctx.col(0).transpose() * tile;
   }
   return scores;
 }
