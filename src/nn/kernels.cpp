@@ -198,7 +198,10 @@ void gru_step(const kernels::GruStepArgs& x) {
 #ifdef HAN_CHECK_KERNEL_OPERANDS
   using Block = Eigen::Map<const Matrix, 0, Eigen::OuterStride<>>;
   const Index P = kernels::padded_hidden(x.hidden), a = x.active;
-  if (x.s) require_addressable(Block(x.s, 3 * P, a, Eigen::OuterStride<>(x.lds)), "gru_step s");
+  if (x.s && a > 0) {
+    require_addressable(Block(x.s, 3 * x.hidden, a, Eigen::OuterStride<>(x.lds)), "gru_step s");
+    require_addressable(Block(x.s + (a - 1) * x.lds + 2 * x.hidden, P, 1, Eigen::OuterStride<>(P)), "gru_step s's last packets");
+  }
   if (x.h_prev) require_addressable(Block(x.h_prev, P, a, Eigen::OuterStride<>(x.ldh_prev)), "gru_step h_prev");
   require_addressable(Block(x.h, P, a, Eigen::OuterStride<>(x.ldh)), "gru_step h");
   for (Index j = 0; j < a; ++j) {

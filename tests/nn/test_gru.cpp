@@ -131,8 +131,8 @@ TEST_CASE("the prediction-mode biGRU (no gate history, padded rows) gives the tr
   BiGruCache train_cache, predict_cache;
   const Matrix a = bigru_forward(p, x, lengths, train_cache, true);
   const Matrix b = bigru_forward(p, x, lengths, predict_cache, false);
-  // Prediction multiplies by U padded to whole packets in one product, training by its r, z
-  // and n rows in two: the sums round apart by a few float ulps.
+  // Prediction multiplies by U in one product, training by its r, z and n rows in two, and
+  // prediction adds the input side after the product: the sums round apart by a few ulps.
   INFO("max diff " << (a - b).cwiseAbs().maxCoeff());
   CHECK((a - b).cwiseAbs().maxCoeff() <= 1e-6f);
   CHECK(predict_cache.fwd.r.size() == 0);

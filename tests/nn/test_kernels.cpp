@@ -115,16 +115,15 @@ TEST_CASE("kernels: every runnable variant's GRU gates and bias tanh match the e
 
 TEST_CASE("kernels: every runnable variant's prediction step gathers, matches the equations and scatters", "[kernels]") {
   han::Rng rng(5);
-  const han::Index H = GENERATE(13, 16, 50), a = 6, words = 9;
+  const han::Index H = GENERATE(3, 13, 16, 50), a = 6, words = 9;
   const han::Index P = han::kernels::padded_hidden(H);
   INFO("H = " << H);
   // The input side as bigru_prediction_table lays it out: two directions of [r; z; n], each P
-  // rows, zero past H. The step reads the second direction.
-  Matrix table = Matrix::Zero(6 * P, words), s = Matrix::Zero(3 * P, a), hp = Matrix::Zero(P, a);
+  // rows, zero past H. The step reads the second direction. s = U h_prev is (3H, a), with
+  // columns more to read past (two for H = 3); h_prev's rows past H hold values of no meaning.
+  Matrix table = Matrix::Zero(6 * P, words), s = random_matrix(3 * H, a + 2, rng), hp = random_matrix(P, a, rng);
   Matrix b_hn = Matrix::Zero(P, 1);
   for (han::Index g = 0; g < 6; ++g) table.middleRows(g * P, H) = random_matrix(H, words, rng);
-  for (han::Index g = 0; g < 3; ++g) s.middleRows(g * P, H) = random_matrix(H, a, rng);
-  hp.topRows(H) = random_matrix(H, a, rng);
   b_hn.topRows(H) = random_matrix(H, 1, rng);
   const std::vector<std::ptrdiff_t> in_cols = {3, 8, 0, 3, 5, 1}, out_cols = {4, 0, 2, 6, 1, 3};
   for (const bool first : {false, true}) {
@@ -132,14 +131,14 @@ TEST_CASE("kernels: every runnable variant's prediction step gathers, matches th
     Matrix want = Matrix::Zero(H, a);
     for (han::Index j = 0; j < a; ++j) {
       const Eigen::ArrayXf in = table.col(in_cols[j]).segment(3 * P, 3 * P).array();
-      Eigen::ArrayXf rec = Eigen::ArrayXf::Zero(3 * P), prev = Eigen::ArrayXf::Zero(H);
+      Eigen::ArrayXf rec = Eigen::ArrayXf::Zero(3 * H), prev = Eigen::ArrayXf::Zero(H);
       if (!first) {
         rec = s.col(j).array();
         prev = hp.col(j).head(H).array();
       }
       const Eigen::ArrayXf r = 1 / (1 + (-(in.segment(0, H) + rec.segment(0, H))).exp());
-      const Eigen::ArrayXf z = 1 / (1 + (-(in.segment(P, H) + rec.segment(P, H))).exp());
-      const Eigen::ArrayXf n = (in.segment(2 * P, H) + r * (rec.segment(2 * P, H) + b_hn.col(0).head(H).array())).tanh();
+      const Eigen::ArrayXf z = 1 / (1 + (-(in.segment(P, H) + rec.segment(H, H))).exp());
+      const Eigen::ArrayXf n = (in.segment(2 * P, H) + r * (rec.segment(2 * H, H) + b_hn.col(0).head(H).array())).tanh();
       want.col(j) = ((1 - z) * n + z * prev).matrix();
     }
     for (const han::kernels::KernelTable& k : han::runnable_kernels()) {
@@ -153,7 +152,7 @@ TEST_CASE("kernels: every runnable variant's prediction step gathers, matches th
       x.in_row = 3 * P;
       x.in_cols = in_cols.data();
       x.s = first ? nullptr : s.data();
-      x.lds = 3 * P;
+      x.lds = 3 * H;
       x.b_hn = b_hn.data();
       x.h_prev = first ? nullptr : hp.data();
       x.ldh_prev = P;
@@ -165,7 +164,7 @@ TEST_CASE("kernels: every runnable variant's prediction step gathers, matches th
       x.out_cols = out_cols.data();
       k.gru_step(x);
       CHECK(relative_error(h.topRows(H), want) < 1e-5);
-      if (P > H) CHECK(h.bottomRows(P - H).isZero());  // padding stays zero for the next product
+      CHECK(h.allFinite());  // the padding rows too: they come back as h_prev
       for (han::Index j = 0; j < a; ++j) CHECK(states.col(out_cols[j]).segment(H, H) == h.col(j).head(H));
       CHECK((states.topRows(H).array() == 9).all());  // rows outside this direction's untouched
     }

@@ -81,8 +81,11 @@ void prefetch(const float* p, long n) {
   __builtin_prefetch(p + n - 1);
 }
 
-// Every operation runs on whole packets: the input side, s, b_hn and h_prev are padded with
-// zeros. The padding rows of h come out zero (n = tanh(0) = 0, plus z times a zero h_prev).
+// Every operation runs on whole packets. The input side and b_hn are padded with zeros; s
+// is not, so a gate's packets read past its H rows into whatever follows. Those lanes, and
+// so the padding rows of h, hold finite values that never reach a real row: the product
+// U h_prev reads only h_prev's first H rows, and each lane of a gate meets only the same
+// lane of the others.
 void gru_step(const GruStepArgs& x) {
   const long H = x.hidden, P = padded_hidden(H);
   Array scratch(3 * P);  // the gates [r; z; n], each P
@@ -98,8 +101,8 @@ void gru_step(const GruStepArgs& x) {
     if (x.s) {
       const float* s = x.s + j * x.lds;
       r = (ConstColumn(in, P) + ConstColumn(s, P)).logistic();
-      z = (ConstColumn(in + P, P) + ConstColumn(s + P, P)).logistic();
-      n = (ConstColumn(in + 2 * P, P) + r * (ConstColumn(s + 2 * P, P) + b_hn)).tanh();
+      z = (ConstColumn(in + P, P) + ConstColumn(s + H, P)).logistic();
+      n = (ConstColumn(in + 2 * P, P) + r * (ConstColumn(s + 2 * H, P) + b_hn)).tanh();
       h = (1 - z) * n + z * ConstColumn(x.h_prev + j * x.ldh_prev, P);
     } else {
       r = ConstColumn(in, P).logistic();

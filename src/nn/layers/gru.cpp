@@ -98,15 +98,18 @@ Matrix padded_gate_rows(const Matrix& m, Index hidden) {
 }
 
 // Prediction: each step reads its input side where it lies (padded as bigru_prediction_table
-// pads it) and writes its states where they go (gru_step), on rows padded to whole packets.
+// pads it) and writes its states where they go (gru_step), on rows padded to whole packets
+// (the padding rows of h hold values of no meaning, see kernels::GruStepArgs).
 // The previous step's states are the first columns of the step before (longest sequences
 // first).
 void gru_forward_predict(const GruParams& p, const Packing& pk, const GruDirection& dir, const Matrix& gates,
                          GruCache& c, Matrix& states) {
   const Index H = p.hidden(), P = kernels::padded_hidden(H);
   c.h.resize(P, pk.total);
-  c.step.resize(3 * P, pk.steps() ? pk.active[0] : 0);
-  const Matrix U = padded_gate_rows(p.U, H);  // (3P, H)
+  // U h_prev, (3H, active), and the columns gru_step reads past the last (P - H floats).
+  const Index past = (P - H + 3 * H - 1) / (3 * H);
+  c.step.resize(3 * H, pk.steps() ? pk.active[0] + past : 0);
+  c.step.rightCols(std::min(past, c.step.cols())).setZero();  // never written: read as zeros
   Vector b_hn = Vector::Zero(P);
   b_hn.head(H) = p.b_hh.col(0).tail(H);
   kernels::GruStepArgs x;
@@ -127,9 +130,9 @@ void gru_forward_predict(const GruParams& p, const Packing& pk, const GruDirecti
     x.ldh = P;
     if (t > 0) {
       const auto hp = c.h.middleCols(pk.offset[t - 1], a);
-      gemm(U, Op::plain, hp.topRows(H), Op::plain, c.step.leftCols(a));
+      gemm(p.U, Op::plain, hp.topRows(H), Op::plain, c.step.leftCols(a));
       x.s = c.step.data();
-      x.lds = 3 * P;
+      x.lds = 3 * H;
       x.h_prev = hp.data();
       x.ldh_prev = P;
     }

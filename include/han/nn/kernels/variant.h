@@ -45,18 +45,20 @@ inline long padded_hidden(long hidden) { return (hidden + kGatePacket - 1) / kGa
 // One GRU step of prediction on padded rows (P = padded_hidden(H)), gathered and scattered
 // in the same pass. Sequence j reads its input side from column in_cols[j] of `table`
 // (3P rows from in_row, [r; z; n] each zero past H, the r and z biases folded in) and its
-// recurrent side from s = U h_prev (3P, a), padded alike; it writes h to column j of h
-// (P, a; zero past H) and its H rows to column out_cols[j] of `states`, from out_row.
-// At the first step s and h_prev are null (h_prev = 0).
+// recurrent side from s = U h_prev (3H, a), rows [r; z; n]; it writes h to column j of h
+// (P, a) and its H rows to column out_cols[j] of `states`, from out_row. Rows of h past H
+// hold finite values of no meaning, and are read back only as such through h_prev. s must
+// be readable P - H floats past its last column. At the first step s and h_prev are null
+// (h_prev = 0).
 struct GruStepArgs {
   long hidden = 0, active = 0;
   const float* table = nullptr;
   long ld_table = 0, in_row = 0;
   const std::ptrdiff_t* in_cols = nullptr;  // (a)
-  const float* s = nullptr;                 // (3P, a) or null
+  const float* s = nullptr;                 // (3H, a) or null
   long lds = 0;
   const float* b_hn = nullptr;    // (P), zero past H
-  const float* h_prev = nullptr;  // (P, a) or null
+  const float* h_prev = nullptr;  // (P, a) or null; rows past H any finite values
   long ldh_prev = 0;
   float* h = nullptr;  // (P, a)
   long ldh = 0;

@@ -55,7 +55,7 @@ struct GruCache {
   Matrix r, z, n; // (H, T) gate activations
   Matrix gh_n;    // (H, T) U_n h_prev + b_hn
   Matrix dgh;     // (3H, T) backward: d (U h + b_hh)
-  Matrix step;    // one step's scratch: (3H, max active) the gathered input side; in prediction (3P, max active) U h_prev
+  Matrix step;    // one step's scratch: (3H, max active) the gathered input side; in prediction (3H, max active + a few) U h_prev
 };
 
 // Where one direction sits in the biGRU's buffers: packed column k is flat column
