@@ -195,7 +195,7 @@ BiGruRates time_bigru(Index E, Index H, Rng& rng) {
     bigru_backward(p, cache, x, d_out, g);
   });
   // han predict looks the input projection up per word instead (the word input table):
-  // this is the forward pass as training runs it, without keeping the gates.
+  // this is prediction's forward pass (padded gate rows, no gates kept) on the same inputs.
   r.prediction = best_gflops(forward_flop, [&] { bigru_forward(p, x, lengths, cache, false); });
   return r;
 }

@@ -80,9 +80,10 @@ bool fast_gemm_for(const Documents& docs, const std::vector<Index>& indices) {
 
 }  // namespace
 
+// Always on Eigen: a word's column is computed once and kept, so its value must not depend
+// on the batch that first held the word (a lone request to han serve answers what han
+// predict answers for the text alone).
 void Predictor::fill_word_inputs(const Documents& docs, const std::vector<Index>& indices) const {
-  std::optional<FastGemm> fast_gemm;
-  if (fast_gemm_for(docs, indices)) fast_gemm.emplace();
   for (WordInputTable& t : word_inputs_) t.fill(docs, indices);
 }
 
@@ -140,7 +141,7 @@ Matrix Predictor::predict_batch(const Documents& docs, const std::vector<Index>&
 Matrix Predictor::predict_batch(const Documents& docs, const std::vector<Index>& indices, int threads,
                                 std::vector<Explanation>* explanations, PaddingAttention* padding) const {
   const std::vector<Batch> shards = make_shards(docs, indices, threads);
-  const bool fast = fast_gemm_for(docs, indices);
+  const bool fast = fast_gemm_allowed_ && fast_gemm_for(docs, indices);
   std::vector<Matrix> probs(shards.size());
   std::vector<std::vector<Explanation>> shard_explanations(shards.size());
   std::vector<PaddingAttention> shard_padding(shards.size());

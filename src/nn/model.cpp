@@ -42,14 +42,15 @@ namespace {
 // The distinct ids of `ids`, in order of first appearance, and each id's place among them.
 void distinct_ids(const std::vector<std::int32_t>& ids, Index vocab, std::vector<std::int32_t>& distinct,
                   std::vector<Index>& place) {
-  thread_local std::vector<Index> slot;  // (vocab) an id's place, or -1; left all -1 between calls
+  thread_local std::vector<std::int32_t> slot;  // (vocab) an id's place, or -1; left all -1 between calls
   if (static_cast<Index>(slot.size()) < vocab) slot.assign(static_cast<std::size_t>(vocab), -1);
   distinct.clear();
+  distinct.reserve(ids.size());  // no allocation (and so no throw) while slots are set
   place.resize(ids.size());
   for (std::size_t t = 0; t < ids.size(); ++t) {
-    Index& s = slot[static_cast<std::size_t>(ids[t])];
+    std::int32_t& s = slot[static_cast<std::size_t>(ids[t])];
     if (s < 0) {
-      s = static_cast<Index>(distinct.size());
+      s = static_cast<std::int32_t>(distinct.size());
       distinct.push_back(ids[t]);
     }
     place[t] = s;

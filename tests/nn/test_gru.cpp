@@ -1,6 +1,9 @@
 // The packed GRU against a naive one-sequence-at-a-time GRU, and gradients.
 #include <catch2/catch.hpp>
 
+#include <optional>
+
+#include "han/nn/kernels.h"
 #include "han/nn/kernels/variant.h"
 #include "han/nn/layers/gru.h"
 #include "han/nn/parameters.h"
@@ -137,4 +140,27 @@ TEST_CASE("the prediction-mode biGRU (no gate history, padded rows) gives the tr
   CHECK((a - b).cwiseAbs().maxCoeff() <= 1e-6f);
   CHECK(predict_cache.fwd.r.size() == 0);
   CHECK(predict_cache.fwd.h.rows() == kernels::padded_hidden(5));
+}
+
+TEST_CASE("prediction-mode biGRU with padded rows, fewer sequences each step, on either GEMM", "[gru]") {
+  Rng rng(14);
+  // H = 3 and 5: gate packets read past the rows and past the last column of each step's
+  // product; sequences drop out at every step, so columns the step does not write are read.
+  for (const Index H : {3, 5}) {
+    const BiGruParams p = bigru_init(4, H, rng);
+    const std::vector<Index> lengths = {5, 4, 2, 1, 7, 3};
+    const Matrix x = random_matrix(4, 22, rng);
+    BiGruCache train_cache;
+    const Matrix want = bigru_forward(p, x, lengths, train_cache, true);
+    for (const bool fast : {false, true}) {
+      INFO("H = " << H << (fast ? ", libxsmm where built" : ", Eigen"));
+      std::optional<FastGemm> fast_gemm;
+      if (fast) fast_gemm.emplace();
+      BiGruCache c;
+      const Matrix got = bigru_forward(p, x, lengths, c, false);
+      CHECK((got - want).cwiseAbs().maxCoeff() <= 1e-5f);
+      CHECK(c.fwd.h.allFinite());
+      CHECK(c.bwd.h.allFinite());
+    }
+  }
 }

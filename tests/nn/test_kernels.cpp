@@ -75,7 +75,7 @@ TEST_CASE("kernels: every runnable variant's GRU gates and bias tanh match the e
   // Sizes below, at and above whole SIMD packets (the kernels pad each column to 16 floats).
   const han::Index H = GENERATE(13, 16, 50), a = 7;
   INFO("H = " << H);
-  const Matrix step = random_matrix(4 * H, a, rng);  // [r; z; n] pre-activations, then gh_n, as gru_forward keeps them
+  const Matrix step = random_matrix(4 * H, a, rng);  // [r; z; n] pre-activations, then gh_n, in one buffer
   const Matrix hp = random_matrix(H, a, rng);
   const auto g = step.topRows(3 * H).array();
   const Matrix r = 1 / (1 + (-g.topRows(H)).exp());
@@ -166,7 +166,10 @@ TEST_CASE("kernels: every runnable variant's prediction step gathers, matches th
       CHECK(relative_error(h.topRows(H), want) < 1e-5);
       CHECK(h.allFinite());  // the padding rows too: they come back as h_prev
       for (han::Index j = 0; j < a; ++j) CHECK(states.col(out_cols[j]).segment(H, H) == h.col(j).head(H));
-      CHECK((states.topRows(H).array() == 9).all());  // rows outside this direction's untouched
+      // Rows outside this direction's, and the column no sequence writes, untouched.
+      CHECK((states.topRows(H).array() == 9).all());
+      CHECK((states.bottomRows(3).array() == 9).all());
+      CHECK((states.col(5).array() == 9).all());
     }
   }
 }

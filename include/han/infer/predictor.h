@@ -65,6 +65,11 @@ class Predictor {
   // not yet started are skipped and their columns left unset: the caller that stopped
   // the prediction must discard it.
   void on_progress(std::function<bool(Index done)> f) { progress_ = std::move(f); }
+  // Batches of at least kFastGemmTokens real tokens run their products on libxsmm
+  // (nn/kernels.h) unless this is turned off: then every product runs on Eigen, so a
+  // document's answer differs between batches only by the order of the sums (han ablate's
+  // invariance measure).
+  void allow_fast_gemm(bool allowed) { fast_gemm_allowed_ = allowed; }
 
  private:
   Matrix predict_batch(const Documents& docs, const std::vector<Index>& indices, int threads,
@@ -84,6 +89,7 @@ class Predictor {
   int threads_;
   mutable std::vector<WordInputTable> word_inputs_;  // one per member; grow with the words seen
   std::function<bool(Index)> progress_;
+  bool fast_gemm_allowed_ = true;
 };
 
 // Index of the largest probability in each column.

@@ -129,6 +129,7 @@ Matrix attention_forward(const AttentionParams& p, const Matrix& h, const Matrix
   }
   c.mode = mode;
   c.pooling = pooling;
+  c.for_backward = for_backward;
   if (pooling == Pooling::attention) {
     const RowVector scores_of_real = real_scores(p, h, for_backward, c);  // (1, T)
     c.pad_u = p.b.array().tanh();
@@ -154,6 +155,7 @@ Matrix attention_forward(const AttentionParams& p, const Matrix& h, const Matrix
 
 Matrix attention_backward(const AttentionParams& p, const AttentionCache& c, const Matrix& d_out,
                           AttentionParams& g) {
+  HAN_ASSERT(c.for_backward);
   const Index P = c.mask.rows(), M = c.mask.cols();
   Matrix dh(c.h.rows(), c.h.cols());
   for (Index m = 0; m < M; ++m)

@@ -62,6 +62,7 @@ void gru_forward_kept(const GruParams& p, const Packing& pk, const GruDirection&
                       GruCache& c, Matrix& states) {
   const Index H = p.hidden(), T = pk.total;
   const Index max_active = pk.steps() ? pk.active[0] : 0;
+  HAN_ASSERT(gates.rows() == 6 * H);  // bigru_input_table's rows
   c.h.resize(H, T);
   for (Matrix* m : {&c.h_prev, &c.r, &c.z, &c.n, &c.gh_n}) m->resize(H, T);
   c.step.resize(3 * H, max_active);
@@ -105,11 +106,12 @@ Matrix padded_gate_rows(const Matrix& m, Index hidden) {
 void gru_forward_predict(const GruParams& p, const Packing& pk, const GruDirection& dir, const Matrix& gates,
                          GruCache& c, Matrix& states) {
   const Index H = p.hidden(), P = kernels::padded_hidden(H);
+  HAN_ASSERT(gates.rows() == 6 * P);  // bigru_prediction_table's rows
   c.h.resize(P, pk.total);
   // U h_prev, (3H, active), and the columns gru_step reads past the last (P - H floats).
   const Index past = (P - H + 3 * H - 1) / (3 * H);
-  c.step.resize(3 * H, pk.steps() ? pk.active[0] + past : 0);
-  c.step.rightCols(std::min(past, c.step.cols())).setZero();  // never written: read as zeros
+  // Zeroed: the columns a step does not write are read past, and stay finite.
+  c.step = Matrix::Zero(3 * H, pk.steps() ? pk.active[0] + past : 0);
   Vector b_hn = Vector::Zero(P);
   b_hn.head(H) = p.b_hh.col(0).tail(H);
   kernels::GruStepArgs x;
@@ -286,6 +288,7 @@ Matrix bigru_forward(const BiGruParams& p, const Matrix& x, const std::vector<In
   c.input_columns = x.cols();
   const Matrix gates = for_backward ? bigru_input_table(p, x) : bigru_prediction_table(p, x);
   if (!shared) return run_directions(p, gates, pk.forward_source, pk.backward_source, c);
+  for (Index column : c.input_of) HAN_ASSERT(column >= 0 && column < x.cols());
   map_sources(pk, c.input_of, c.gate_source_fwd, c.gate_source_bwd);
   return run_directions(p, gates, c.gate_source_fwd, c.gate_source_bwd, c);
 }
@@ -295,6 +298,7 @@ Matrix bigru_forward_lookup(const BiGruParams& p, const Matrix& table, const std
   c.fwd.keep_for_backward = c.bwd.keep_for_backward = false;
   c.packing = make_packing(lengths);
   HAN_ASSERT(c.packing.total == static_cast<Index>(ids.size()));
+  c.input_columns = table.cols();
   map_sources(c.packing, ids, c.gate_source_fwd, c.gate_source_bwd);
   return run_directions(p, table, c.gate_source_fwd, c.gate_source_bwd, c);
 }

@@ -46,6 +46,7 @@ struct AttentionCache {
   Matrix alpha;                // (P, M)
   MaskMode mode = MaskMode::renorm;
   Pooling pooling = Pooling::attention;
+  bool for_backward = true;  // false: a prediction-mode forward, which keeps no h, u or mask
 };
 
 // Glorot-uniform W, zero b, U(-0.1, 0.1) ctx.
