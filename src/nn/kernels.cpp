@@ -215,6 +215,14 @@ void gru_step(const kernels::GruStepArgs& x) {
   active_kernels().gru_step(x);
 }
 
+Matrix padded_blocks(const Matrix& m, Index block) {
+  HAN_ASSERT(block > 0 && m.rows() % block == 0);
+  const Index P = kernels::padded_hidden(block), blocks = m.rows() / block;
+  Matrix out = Matrix::Zero(blocks * P, m.cols());
+  for (Index b = 0; b < blocks; ++b) out.middleRows(b * P, block) = m.middleRows(b * block, block);
+  return out;
+}
+
 void bias_tanh(MatrixView u, const Matrix& bias) {
   HAN_ASSERT(bias.rows() == u.rows() && bias.cols() == 1);
   require_addressable(u, "bias_tanh u");

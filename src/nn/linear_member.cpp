@@ -28,7 +28,7 @@ namespace {
 void append_features(const SentenceList& sentences, const LinearMemberParams& p, Index words,
                      std::vector<std::int32_t>& out) {
   const Index count = p.pair_count();
-  const auto pair = [&](Index k) { return p.pairs_stored.empty() ? p.pairs.col(k).data() : p.pairs_stored.column(k); };
+  const auto pair = [&](Index k) { return p.pair(k); };
   for (const WordIds sentence : sentences) {
     out.insert(out.end(), sentence.begin(), sentence.end());
     if (count == 0) continue;
@@ -79,7 +79,7 @@ std::string linear_feature_name(const LinearMemberParams& p, const Vocab& vocab,
   HAN_ASSERT(feature >= 0 && feature < p.features() && static_cast<Index>(vocab.size()) == v);
   if (feature < v) return std::string(vocab.word(static_cast<std::int32_t>(feature)));
   const Index k = feature - v;
-  const float* pair = p.pairs_stored.empty() ? p.pairs.col(k).data() : p.pairs_stored.column(k);
+  const Scalar* pair = p.pair(k);
   std::string name;
   for (int r = 0; r < 2; ++r) {
     // Checked: pairs used in place are not checked whole when the model loads.

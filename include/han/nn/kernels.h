@@ -30,6 +30,10 @@ void gru_gates(const ConstMatrixView& g, const ConstMatrixView& gh_n, const Cons
 // One GRU step of prediction (see kernels::GruStepArgs).
 void gru_step(const kernels::GruStepArgs& x);
 
+// m's blocks of `block` rows, each padded to kernels::padded_hidden(block) rows with zeros:
+// the layout the kernels run on whole SIMD packets.
+Matrix padded_blocks(const Matrix& m, Index block);
+
 // u = tanh(u + bias), bias (rows, 1) added to every column.
 void bias_tanh(MatrixView u, const Matrix& bias);
 

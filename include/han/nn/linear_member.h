@@ -36,6 +36,8 @@ struct LinearMemberParams {
   }
   ConstMap idf_values() const { return read_view(idf, idf_stored); }  // (F, 1)
   ConstMap pair_ids() const { return read_view(pairs, pairs_stored); }  // (2, K)
+  // Pair k's two word ids; checked when stored (only the chunk read).
+  const Scalar* pair(Index k) const { return pairs_stored.empty() ? pairs.col(k).data() : pairs_stored.column(k); }
   template <class Self, class F>
   static void fields(Self& s, F&& f) {
     f("W", s.W);

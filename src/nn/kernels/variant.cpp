@@ -55,10 +55,8 @@ using ConstColumn = Eigen::Map<const Array>;
 // H mod 16 one scalar call each: with H = 50 those calls took as long as the rest. So the
 // nonlinearities run on scratch rounded up to whole packets (the padding is computed and
 // dropped), one pass per column over its 3H gate rows while they are in L1.
-long padded(long n) { return padded_hidden(n); }
-
 void gru_gates(const GruGateArgs& x) {
-  const long H = x.hidden, P = padded(x.hidden);
+  const long H = x.hidden, P = padded_hidden(x.hidden);
   Array scratch = Array::Zero(3 * P);  // [r; z; n], each padded to P
   Column r(scratch.data(), P), z(scratch.data() + P, P), n(scratch.data() + 2 * P, P);
   for (long j = 0; j < x.active; ++j) {
@@ -115,7 +113,7 @@ void gru_step(const GruStepArgs& x) {
 }
 
 void bias_tanh(const BiasTanhArgs& x) {
-  const long P = padded(x.rows);
+  const long P = padded_hidden(x.rows);
   const ConstColumn bias(x.bias, x.rows);
   Array scratch = Array::Zero(P);
   for (long j = 0; j < x.cols; ++j) {

@@ -5,7 +5,6 @@
 
 #include "han/core/error.h"
 #include "han/nn/kernels.h"
-#include "han/nn/kernels/variant.h"
 #include "han/nn/layers/linear.h"
 
 namespace han {
@@ -90,13 +89,9 @@ RowVector real_scores(const AttentionParams& p, const Matrix& h, bool for_backwa
   c.u.resize(0, 0);
   // A padded to whole SIMD packets with zero rows (tanh(0) times a zero ctx adds nothing), so
   // the tanh runs on whole packets.
-  const Index Ap = kernels::padded_hidden(A);
-  Matrix W = Matrix::Zero(Ap, p.W.cols()), b = Matrix::Zero(Ap, 1), ctx = Matrix::Zero(Ap, 1);
-  W.topRows(A) = p.W;
-  b.topRows(A) = p.b;
-  ctx.topRows(A) = p.ctx;
+  const Matrix W = padded_blocks(p.W, A), b = padded_blocks(p.b, A), ctx = padded_blocks(p.ctx, A);
   RowVector scores(T);
-  Matrix u(Ap, std::min(kScoreTile, T));
+  Matrix u(W.rows(), std::min(kScoreTile, T));
   for (Index begin = 0; begin < T; begin += kScoreTile) {
     const Index n = std::min(kScoreTile, T - begin);
     auto tile = u.leftCols(n);

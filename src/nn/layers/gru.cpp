@@ -90,14 +90,6 @@ void gru_forward_kept(const GruParams& p, const Packing& pk, const GruDirection&
   }
 }
 
-// m's blocks of `hidden` rows, each padded to padded_hidden(hidden) rows with zeros.
-Matrix padded_gate_rows(const Matrix& m, Index hidden) {
-  const Index P = kernels::padded_hidden(hidden), blocks = m.rows() / hidden;
-  Matrix out = Matrix::Zero(blocks * P, m.cols());
-  for (Index b = 0; b < blocks; ++b) out.middleRows(b * P, hidden) = m.middleRows(b * hidden, hidden);
-  return out;
-}
-
 // Prediction: each step reads its input side where it lies (padded as bigru_prediction_table
 // pads it) and writes its states where they go (gru_step), on rows padded to whole packets
 // (the padding rows of h hold values of no meaning, see kernels::GruStepArgs).
@@ -112,8 +104,7 @@ void gru_forward_predict(const GruParams& p, const Packing& pk, const GruDirecti
   const Index past = (P - H + 3 * H - 1) / (3 * H);
   // Zeroed: the columns a step does not write are read past, and stay finite.
   c.step = Matrix::Zero(3 * H, pk.steps() ? pk.active[0] + past : 0);
-  Vector b_hn = Vector::Zero(P);
-  b_hn.head(H) = p.b_hh.col(0).tail(H);
+  const Matrix b_hn = padded_blocks(p.b_hh.bottomRows(H), H);  // (P, 1)
   kernels::GruStepArgs x;
   x.hidden = H;
   x.table = gates.data();
@@ -243,7 +234,7 @@ Matrix bigru_input_table(const BiGruParams& p, const Matrix& inputs) {
 Matrix bigru_prediction_table(const BiGruParams& p, const Matrix& inputs) {
   const Index H = p.fwd.hidden();
   const auto [W, bias] = stacked_input_side(p);
-  return input_side(padded_gate_rows(W, H), padded_gate_rows(bias, H), inputs);
+  return input_side(padded_blocks(W, H), padded_blocks(bias, H), inputs);
 }
 
 namespace {
@@ -260,10 +251,6 @@ Matrix run_directions(const BiGruParams& p, const Matrix& gates, const std::vect
   gru_forward(p.bwd, pk, {pk.backward_source, gate_source_bwd, bwd_gates, H}, gates, c.bwd, out);
   return out;
 }
-
-}  // namespace
-
-namespace {
 
 // Each packed column's input column, per direction: input_of[flat column].
 template <class Map>
