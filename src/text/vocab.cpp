@@ -34,7 +34,7 @@ Vocab::Vocab(std::vector<std::string> words) : size_(words.size()), words_(std::
 std::int32_t Vocab::slot(std::size_t i) const {
   if (!stored_) return slots_[i];
   std::int32_t id;
-  std::memcpy(&id, stored_->slots.values(static_cast<Index>(i), 1), sizeof id);
+  std::memcpy(&id, stored_slots_ + sizeof id * i, sizeof id);
   if (id != kEmpty && (id < 0 || static_cast<std::size_t>(id) >= size_)) corrupted();
   return id;
 }
@@ -64,6 +64,10 @@ Vocab Vocab::in_place(Stored stored, std::string origin) {
     v.corrupted();
   v.size_ = static_cast<std::size_t>(n);
   v.stored_ = std::make_shared<const Stored>(std::move(stored));
+  const auto whole = [](const TensorView& t) { return reinterpret_cast<const char*>(t.values(0, t.cols())); };
+  v.text_ = whole(v.stored_->text);
+  v.offsets_ = whole(v.stored_->offsets);
+  v.stored_slots_ = whole(v.stored_->slots);
   if (v.word(kPad) != kPadWord || v.word(kUnk) != kUnkWord) v.corrupted();
   return v;
 }
@@ -136,17 +140,14 @@ std::string_view Vocab::word(std::int32_t id) const {
   if (!stored_) return words_[static_cast<std::size_t>(id)];
   // Word id runs from offsets[id] to the '\n' before offsets[id + 1] (the last to the end).
   std::uint32_t at[2];
-  std::memcpy(at, stored_->offsets.values(id, 2), sizeof at);
+  std::memcpy(at, offsets_ + sizeof(std::uint32_t) * static_cast<std::size_t>(id), sizeof at);
   const std::size_t text_bytes = 4 * static_cast<std::size_t>(stored_->text.cols());
   const bool last = static_cast<std::size_t>(id) + 1 == size_;
   const std::size_t begin = at[0], next = at[1];  // (size_t: no u32 wrap-around)
   if (next > text_bytes || next < begin + (last ? 0 : 1)) corrupted();
   const std::size_t end = last ? next : next - 1;
   if (end == begin) return {};
-  const auto first = static_cast<Index>(begin / 4), past = static_cast<Index>((end + 3) / 4);
-  // The elements holding bytes [begin, end), checked; the word starts begin % 4 into the first.
-  const char* at_first = reinterpret_cast<const char*>(stored_->text.values(first, past - first));
-  return {at_first + begin % 4, end - begin};
+  return {text_ + begin, end - begin};
 }
 
 void VocabBuilder::add(const TokenizedText& text) {
