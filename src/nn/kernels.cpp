@@ -163,7 +163,15 @@ void gemm(const ConstMatrixView& a, Op op_a, const ConstMatrixView& b, Op op_b, 
   require_addressable(a, "gemm a");
   require_addressable(b, "gemm b");
   require_addressable(c, "gemm c");
-  if (fast_gemm_here && use_xsmm() && kernels::xsmm_gemm(x)) return;
+  gemm(x);
+}
+
+void gemm(kernels::GemmArgs x) {
+  const long done = fast_gemm_here && use_xsmm() ? kernels::xsmm_gemm(x) : 0;
+  if (done == x.n) return;
+  x.b += done * (x.b_transposed ? 1 : x.ldb);
+  x.c += done * x.ldc;
+  x.n -= done;
   active_kernels().gemm(x);
 }
 

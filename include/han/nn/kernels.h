@@ -22,6 +22,9 @@ enum class Op { plain, transposed };
 
 // c = op_a(a) op_b(b), or c += ... when accumulate.
 void gemm(const ConstMatrixView& a, Op op_a, const ConstMatrixView& b, Op op_b, MatrixView c, bool accumulate = false);
+// The same on raw arguments (bench/roofline times it): under a FastGemm, libxsmm computes
+// what it serves (kernels::xsmm_gemm) and the variant's product the columns it leaves.
+void gemm(kernels::GemmArgs x);
 
 // One GRU step (see kernels::GruGateArgs): g (3H, a), gh_n and h_prev (H, a) in; r, z, n, h (H, a) out.
 void gru_gates(const ConstMatrixView& g, const ConstMatrixView& gh_n, const ConstMatrixView& h_prev, MatrixView r,

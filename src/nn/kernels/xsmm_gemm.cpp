@@ -28,15 +28,17 @@ libxsmm_smmfunction kernel(long m, long n, long k, long lda, long ldb, long ldc,
   return libxsmm_smmdispatch(M, N, K, &LDA, &LDB, &LDC, &alpha, &beta, &flags, &prefetch);
 }
 
-// C = A B (+ C), A (m x k) plain, B (k x n) plain: tiles of kTile columns of B and C.
-bool plain_b(const float* a, long lda, const GemmArgs& x) {
-  const long tiles = x.n / kTile, rest = x.n % kTile;
+// C = A B (+ C), A (m x k) plain, B (k x n) plain: tiles of kTile columns of B and C, on
+// one kernel. The columns past the last whole tile are the caller's: every width of a
+// partial tile would be a kernel of its own, and a recurrence's shrinking steps would make
+// up to kTile of them per shape (a 1500-document prediction generated 144 kernels, their
+// code mapped page by page). The number of columns computed.
+long plain_b(const float* a, long lda, const GemmArgs& x) {
+  const long tiles = x.n / kTile;
   libxsmm_smmfunction full = tiles ? kernel(x.m, kTile, x.k, lda, x.ldb, x.ldc, false, x.accumulate) : nullptr;
-  libxsmm_smmfunction last = rest ? kernel(x.m, rest, x.k, lda, x.ldb, x.ldc, false, x.accumulate) : nullptr;
-  if ((tiles && !full) || (rest && !last)) return false;
+  if (!full) return 0;
   for (long t = 0; t < tiles; ++t) full(a, x.b + t * kTile * x.ldb, x.c + t * kTile * x.ldc);
-  if (rest) last(a, x.b + tiles * kTile * x.ldb, x.c + tiles * kTile * x.ldc);
-  return true;
+  return tiles * kTile;
 }
 
 // C = A Bᵀ (+ C), A (m x k), B stored (n x k): the weight gradients, whose inner
@@ -90,17 +92,19 @@ bool xsmm_target(const char* variant) {
   return true;  // "native": libxsmm reads the CPU's own features
 }
 
-bool xsmm_gemm(const GemmArgs& x) {
-  if (x.m == 0 || x.n == 0) return true;
+long xsmm_gemm(const GemmArgs& x) {
+  if (x.m == 0 || x.n == 0) return x.n;
+  if (x.a_transposed && x.b_transposed) return 0;  // han has no such product
+  if (!x.b_transposed && x.n < kTile) return 0;    // no whole tile: nothing to set up for
   set_up_once();
-  if (x.a_transposed && x.b_transposed) return false;  // han has no such product
   const float* a = x.a;
   long lda = x.lda;
   if (x.a_transposed) {
     a = transposed_copy(x.a, x.lda, x.m, x.k);
     lda = x.m;
   }
-  return x.b_transposed ? transposed_b(a, lda, x) : (x.k > 0 && plain_b(a, lda, x));
+  if (x.b_transposed) return transposed_b(a, lda, x) ? x.n : 0;
+  return x.k > 0 ? plain_b(a, lda, x) : 0;
 }
 
 }  // namespace han::kernels
@@ -110,7 +114,7 @@ bool xsmm_gemm(const GemmArgs& x) {
 namespace han::kernels {
 bool xsmm_built() { return false; }
 bool xsmm_target(const char*) { return false; }
-bool xsmm_gemm(const GemmArgs&) { return false; }
+long xsmm_gemm(const GemmArgs&) { return 0; }
 }  // namespace han::kernels
 
 #endif
