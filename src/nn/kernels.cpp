@@ -1,5 +1,7 @@
 #include "han/nn/kernels.h"
 
+#include <atomic>
+#include <cstdint>
 #include <cstdlib>
 #include <iterator>
 #include <string>
@@ -166,7 +168,15 @@ void gemm(const ConstMatrixView& a, Op op_a, const ConstMatrixView& b, Op op_b, 
   gemm(x);
 }
 
+namespace {
+std::atomic<std::uint64_t> gemm_flops{0};
+}  // namespace
+
+std::uint64_t gemm_flop_count() { return gemm_flops.load(std::memory_order_relaxed); }
+
 void gemm(kernels::GemmArgs x) {
+  gemm_flops.fetch_add(2 * static_cast<std::uint64_t>(x.m) * static_cast<std::uint64_t>(x.n) * static_cast<std::uint64_t>(x.k),
+                       std::memory_order_relaxed);
   const long done = fast_gemm_here && use_xsmm() ? kernels::xsmm_gemm(x) : 0;
   if (done == x.n) return;
   x.b += done * (x.b_transposed ? 1 : x.ldb);

@@ -19,6 +19,7 @@
 #include "han/core/select_metric.h"
 #include "han/infer/classifier.h"
 #include "han/infer/evaluation.h"
+#include "han/nn/kernels.h"
 #include "han/text/batcher.h"
 #include "han/text/pretrained_vectors.h"
 #include "han/train/checkpoint.h"
@@ -235,6 +236,8 @@ void TrainingRun::save_progress(std::size_t next_batch, Clock::time_point epoch_
 // the progress and returns false.
 bool TrainingRun::run_epoch(int epoch, Clock::time_point epoch_start) {
   const std::vector<BatchIndices> batches = batcher_.epoch(epoch);
+  const auto steps_start = Clock::now();
+  const std::uint64_t flop_before = gemm_flop_count();
   for (std::size_t bi = state_.next_batch; bi < batches.size(); ++bi) {
     if (stop_requested()) {
       save_progress(bi, epoch_start);
@@ -244,6 +247,10 @@ bool TrainingRun::run_epoch(int epoch, Clock::time_point epoch_start) {
     report_batch(epoch, bi + 1, batches.size(), epoch_start);
   }
   state_.next_batch = batches.size();
+  // What bench/bench.py reads to give training's share of the hardware's peak.
+  const double gflop = static_cast<double>(gemm_flop_count() - flop_before) / 1e9;
+  spdlog::debug("epoch {}: the training steps ran {:.2f} GFLOP of matrix products in {:.3f} s ({:.1f} GFLOP/s)", epoch,
+                gflop, seconds_since(steps_start), gflop / std::max(seconds_since(steps_start), 1e-9));
   return true;
 }
 

@@ -7,6 +7,7 @@
 // Error naming it).
 //
 // GEMM may run on libxsmm instead (gemm_in_use() below).
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,10 @@ void gemm(const ConstMatrixView& a, Op op_a, const ConstMatrixView& b, Op op_b, 
 // The same on raw arguments (bench/roofline times it): under a FastGemm, libxsmm computes
 // what it serves (kernels::xsmm_gemm) and the variant's product the columns it leaves.
 void gemm(kernels::GemmArgs x);
+
+// The floating-point operations (2 m n k each) of every product han::gemm has run in this
+// process, on any thread: what a utilisation figure divides by time and the peak.
+std::uint64_t gemm_flop_count();
 
 // One GRU step (see kernels::GruGateArgs): g (3H, a), gh_n and h_prev (H, a) in; r, z, n, h (H, a) out.
 void gru_gates(const ConstMatrixView& g, const ConstMatrixView& gh_n, const ConstMatrixView& h_prev, MatrixView r,
