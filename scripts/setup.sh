@@ -7,7 +7,7 @@ set -euo pipefail
 #          (scikit-learn, fastText, matplotlib; the PyTorch HAN's python3-torch is left to
 #          the user: see docs/accuracy.md).
 packages=(build-essential cmake libeigen3-dev libcli11-dev nlohmann-json3-dev libspdlog-dev libutf8proc-dev zlib1g-dev libxxhash-dev catch2
-          liblinear-dev  # the linear member's solver
+          liblinear-dev libblas-dev  # the linear member's solver, linked in with the reference BLAS
           libopenmpi-dev openmpi-bin  # MPI: distributed training (mpirun -np N han train)
           libcpp-httplib-dev pkg-config  # han serve's HTTP (found through its pkg-config file)
           jq parallel curl  # the examples in the README and docs/ (their test runs them)
