@@ -4,6 +4,7 @@
 #include <string>
 
 #ifdef HAN_MPI
+#include "han/core/modules.h"
 #include "han/train/mpi_collective.h"
 #endif
 
@@ -34,7 +35,10 @@ std::unique_ptr<Collective> make_collective() {
   const int ranks = launched_ranks();
   if (ranks <= 1) return std::make_unique<SingleProcess>();
 #ifdef HAN_MPI
-  return make_mpi_collective();
+  void* module = load_module("mpi");
+  const auto make = reinterpret_cast<decltype(&han_make_mpi_collective)>(
+      module_function(module, "mpi", "han_make_mpi_collective"));
+  return std::unique_ptr<Collective>(make());
 #else
   throw Error("started as " + std::to_string(ranks) +
               " ranks (mpirun), but this han was built without MPI (HAN_MPI=OFF): rebuild it with "

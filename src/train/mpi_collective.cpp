@@ -260,6 +260,7 @@ class MpiCollective : public Collective {
 
 }  // namespace
 
-std::unique_ptr<Collective> make_mpi_collective() { return std::make_unique<MpiCollective>(); }
-
 }  // namespace han
+
+// The module's entry (libhan_mpi.so; train/collective.cpp loads it): the caller owns the object.
+extern "C" han::Collective* han_make_mpi_collective() { return new han::MpiCollective(); }

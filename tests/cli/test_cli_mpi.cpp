@@ -191,6 +191,33 @@ TEST_CASE("mpirun: a rank that cannot read its data ends the job with one line n
   CHECK(han::run_files_held(out).empty());
 }
 
+// han links no MPI library: under mpirun it loads its module, libhan_mpi.so, from where
+// cmake --install put it (relative to the executable), or from beside it (a build folder).
+TEST_CASE("mpirun: an installed han finds its MPI module and trains, and a han without it says which files it tried",
+          "[mpi][install]") {
+  TempDir dir;
+  const std::string train = head_of_data(dir, "data/train.jsonl", 60, "train.jsonl");
+  const std::string build_dir = fs::path(han_binary()).parent_path().string();
+  REQUIRE(run("cmake --install " + build_dir + " --prefix " + dir.file("prefix")).exit_code == 0);
+  const std::string installed = dir.file("prefix/bin/han");
+  const RunResult r = run(std::string(HAN_MPIEXEC) + " --oversubscribe --allow-run-as-root -np 2 " + installed + " " +
+                          train_args(train, "", dir.file("run"), 1));
+  INFO(r.err);
+  CHECK(r.exit_code == 0);
+  CHECK(fs::exists(dir.file("run/model.han")));
+
+  fs::create_directories(dir.file("alone"));
+  fs::copy_file(han_binary(), dir.file("alone/han"));
+  fs::permissions(dir.file("alone/han"), fs::perms::owner_all);
+  const RunResult alone = run("OMPI_COMM_WORLD_SIZE=2 " + dir.file("alone/han") + " " +
+                              train_args(train, "", dir.file("run2"), 1));
+  CHECK(alone.exit_code == 2);
+  CHECK(alone.err.rfind("han: error: han's mpi module libhan_mpi.so cannot be loaded: tried ", 0) == 0);
+  CHECK(alone.err.find(dir.file("alone/libhan_mpi.so") + " (absent)") != std::string::npos);
+  CHECK(std::count(alone.err.begin(), alone.err.end(), '\n') == 1);
+  CHECK(!fs::exists(dir.file("run2/model.han")));
+}
+
 TEST_CASE("mpirun: ranks started with different configs are refused at start-up, naming the rank", "[mpi]") {
   TempDir dir;
   const std::string train = head_of_data(dir, "data/train.jsonl", 100, "train.jsonl");

@@ -180,6 +180,15 @@ TEST_CASE("cmake --install puts han, its man page and its bash and fish completi
   CHECK(slurp(tmp.path / "share" / "man" / "man1" / "han.1") == run(han_cmd("--man")).out);
   CHECK(slurp(tmp.path / "share" / "bash-completion" / "completions" / "han") == run(han_cmd("--completion bash")).out);
   CHECK(slurp(tmp.path / "share" / "fish" / "vendor_completions.d" / "han.fish") == run(han_cmd("--completion fish")).out);
+  // The MPI module, where the installed han looks for it: <prefix>/<libdir>/han.
+  if (run(han_cmd("--version")).out.find(", MPI)") != std::string::npos) {
+    std::vector<std::filesystem::path> modules;
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(tmp.path))
+      if (entry.path().filename() == "libhan_mpi.so") modules.push_back(entry.path());
+    REQUIRE(modules.size() == 1);
+    CHECK(modules[0].parent_path().filename() == "han");
+    CHECK(modules[0].parent_path().parent_path().string().rfind((tmp.path / "lib").string(), 0) == 0);
+  }
 }
 
 TEST_CASE("han help config lists every key a run's config.json holds, from the parser's own table", "[cli]") {

@@ -1,13 +1,9 @@
 #pragma once
 // The Collective of a job started by mpirun: MPI_COMM_WORLD. Built only with HAN_MPI
-// (CMake finds MPI); MPI is initialised here (main thread calls only) and finalised when
-// the object goes. Only train/collective.cpp includes this header.
-#include <memory>
-
+// (CMake finds MPI), as a module of its own (libhan_mpi.so, core/modules.h): han links no
+// MPI library, and loads this one only in a run that mpirun started. MPI is initialised
+// when the object is made (main thread calls only) and finalised when it goes.
 #include "han/train/collective.h"
 
-namespace han {
-
-std::unique_ptr<Collective> make_mpi_collective();
-
-}  // namespace han
+// A new MpiCollective, owned by the caller (train/collective.cpp's make_collective()).
+extern "C" han::Collective* han_make_mpi_collective();
