@@ -1,5 +1,7 @@
 #include "han/nn/model.h"
 
+#include <utility>
+
 #include "han/core/error.h"
 
 namespace han {
@@ -67,6 +69,7 @@ Matrix han_forward(const HanParams& p, const ModelConfig& cfg, const Batch& batc
   const Index S = batch.max_sentences(), B = batch.size();
   // Word level: every real sentence of the batch is one sequence.
   const std::vector<Index> sentence_lengths = mask_lengths(batch.word_mask);  // (S*B)
+  c.next_stage = 0;
   c.token_ids.clear();
   c.token_ids.reserve(batch.real_tokens);
   for (Index col = 0; col < S * B; ++col)
@@ -94,7 +97,7 @@ Matrix han_forward(const HanParams& p, const ModelConfig& cfg, const Batch& batc
     if (per_token) c.x.array() *= c.dropout.embedding.array();
     word_states = bigru_forward(p.word_gru, c.x, sentence_lengths, c.word_gru, for_backward);
   }
-  const Matrix sentence_vectors = attention_forward(p.word_attention, word_states, batch.word_mask,
+  const Matrix sentence_vectors = attention_forward(p.word_attention, std::move(word_states), batch.word_mask,
                                                     cfg.mask, cfg.pooling, c.word_attention, for_backward);
 
   // Sentence level: the real sentences of each document, in order.
@@ -106,9 +109,9 @@ Matrix han_forward(const HanParams& p, const ModelConfig& cfg, const Batch& batc
   for (std::size_t k = 0; k < c.sentence_columns.size(); ++k)
     c.sentence_inputs.col(static_cast<Index>(k)) = sentence_vectors.col(c.sentence_columns[k]);
   if (c.dropout.sentence.size() != 0) c.sentence_inputs.array() *= c.dropout.sentence.array();
-  const Matrix sentence_states =
+  Matrix sentence_states =
       bigru_forward(p.sentence_gru, c.sentence_inputs, doc_lengths, c.sentence_gru, for_backward);
-  Matrix docs = attention_forward(p.sentence_attention, sentence_states, batch.sentence_mask, cfg.mask,
+  Matrix docs = attention_forward(p.sentence_attention, std::move(sentence_states), batch.sentence_mask, cfg.mask,
                                   cfg.pooling, c.sentence_attention, for_backward);  // (2Hs, B)
   if (c.dropout.document.size() != 0) docs.array() *= c.dropout.document.array();
   Matrix logits = linear_forward(p.output, docs, c.output);
@@ -126,6 +129,8 @@ Matrix han_forward(const HanParams& p, const ModelConfig& cfg, const Batch& batc
 
 void han_backward_stage(const HanParams& p, HanCache& c, BackwardStage stage, const Matrix& d_logits, HanParams& g,
                         bool train_embeddings) {
+  HAN_ASSERT(c.next_stage == static_cast<int>(stage));  // in order, once per forward: each stage frees what it read
+  ++c.next_stage;
   switch (stage) {
     case BackwardStage::upper: {
       if (!c.bag.start.empty()) bag_backward(c.bag, d_logits, g.bag.W);
@@ -141,10 +146,14 @@ void han_backward_stage(const HanParams& p, HanCache& c, BackwardStage stage, co
         d_sentence_vectors.col(c.sentence_columns[k]) = d_sentence_inputs.col(static_cast<Index>(k));
       c.d_word_states =
           attention_backward(p.word_attention, c.word_attention, d_sentence_vectors, g.word_attention);
+      // Consumed: given back before the word recurrence's backward, a step's largest.
+      c.word_attention.h = Matrix();
+      c.word_attention.u = Matrix();
       return;
     }
     case BackwardStage::word_recurrence: {
       Matrix d_x = bigru_backward_inputs(p.word_gru, c.word_gru, c.d_word_states, g.word_gru);
+      c.d_word_states = Matrix();
       if (c.dropout.embedding.size() != 0) d_x.array() *= c.dropout.embedding.array();
       if (train_embeddings) embedding_backward(c.input_ids, d_x, g.embedding);
       return;

@@ -176,11 +176,13 @@ TEST_CASE("each backward stage leaves its tensors' gradients final and later sta
   DropoutPlan dropout;
   dropout.embedding = 0.2;
   dropout.seed = 3;
-  HanCache c;
+  // Backward consumes its forward's cache: each pass has a forward of its own (the same masks).
+  HanCache c, c_whole;
   Matrix d_logits;
-  batch_loss(p, cfg, batch, &dropout, &d_logits, c);
+  batch_loss(p, cfg, batch, &dropout, &d_logits, c_whole);
   HanParams whole = zeros_like(p);
-  han_backward(p, c, d_logits, whole);
+  han_backward(p, c_whole, d_logits, whole);
+  batch_loss(p, cfg, batch, &dropout, &d_logits, c);
   HanParams staged = zeros_like(p);
   std::set<std::string> seen;
   for (BackwardStage stage : kBackwardStages) {

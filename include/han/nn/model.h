@@ -77,6 +77,7 @@ struct HanCache {
   LinearCache output;
   BagFeatures bag;                             // with model.bag
   Matrix d_word_states;                        // (2Hw, T) from backward stage upper to word_recurrence
+  int next_stage = 0;                          // the backward stage due next (han_forward: the first)
 };
 
 // logits (C, B). dropout: the shard's training noise, or null for none.
@@ -87,7 +88,8 @@ Matrix han_forward(const HanParams& p, const ModelConfig& cfg, const Batch& batc
                    const DropoutPlan* dropout, HanCache& c, bool for_backward = true,
                    const Matrix* word_inputs = nullptr);
 // Adds the gradient of the loss into g given d logits (C, B). With
-// train_embeddings = false the embedding table's gradient is left untouched.
+// train_embeddings = false the embedding table's gradient is left untouched. Backward
+// consumes c: it gives back the memory of what it has read, so it runs once per han_forward.
 void han_backward(const HanParams& p, HanCache& c, const Matrix& d_logits, HanParams& g,
                   bool train_embeddings = true);
 

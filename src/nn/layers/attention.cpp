@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <limits>
+#include <utility>
 
 #include "han/core/error.h"
 #include "han/nn/kernels.h"
@@ -104,7 +105,7 @@ RowVector real_scores(const AttentionParams& p, const Matrix& h, bool for_backwa
 
 }  // namespace
 
-Matrix attention_forward(const AttentionParams& p, const Matrix& h, const Matrix& mask, MaskMode mode,
+Matrix attention_forward(const AttentionParams& p, Matrix inputs, const Matrix& mask, MaskMode mode,
                          Pooling pooling, AttentionCache& c, bool for_backward) {
   const Index P = mask.rows(), M = mask.cols();
   c.lengths = mask_lengths(mask);
@@ -114,14 +115,15 @@ Matrix attention_forward(const AttentionParams& p, const Matrix& h, const Matrix
     c.start[m] = total;
     total += c.lengths[m];
   }
-  HAN_ASSERT(total == h.cols());
+  HAN_ASSERT(total == inputs.cols());
   if (for_backward) {
-    c.h = h;
+    c.h = std::move(inputs);  // kept for backward, not copied
     c.mask = mask;
   } else {
     c.h.resize(0, 0);
     c.mask.resize(0, 0);
   }
+  const Matrix& h = for_backward ? c.h : inputs;
   c.mode = mode;
   c.pooling = pooling;
   c.for_backward = for_backward;

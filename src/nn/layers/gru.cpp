@@ -57,15 +57,17 @@ GruParams gru_init(Index input_dim, Index hidden, Rng& rng) {
 
 namespace {
 
-// Training: every step's gates and previous state are kept for backward.
+// Training: every step's gates are kept for backward. A step's previous states are the
+// first columns of the step before (longest sequences first), so h is kept and h_prev is not.
 void gru_forward_kept(const GruParams& p, const Packing& pk, const GruDirection& dir, const Matrix& gates,
                       GruCache& c, Matrix& states) {
   const Index H = p.hidden(), T = pk.total;
   const Index max_active = pk.steps() ? pk.active[0] : 0;
   HAN_ASSERT(gates.rows() == 6 * H);  // bigru_input_table's rows
   c.h.resize(H, T);
-  for (Matrix* m : {&c.h_prev, &c.r, &c.z, &c.n, &c.gh_n}) m->resize(H, T);
+  for (Matrix* m : {&c.r, &c.z, &c.n, &c.gh_n}) m->resize(H, T);
   c.step.resize(3 * H, max_active);
+  const Matrix zeros = Matrix::Zero(H, max_active);  // the first step's h_prev
   const auto U_rz = p.U.topRows(2 * H);
   const auto U_n = p.U.bottomRows(H);
   for (Index t = 0; t < pk.steps(); ++t) {
@@ -73,13 +75,12 @@ void gru_forward_kept(const GruParams& p, const Packing& pk, const GruDirection&
     // (3H, a) this step's input side, then the r, z pre-activations.
     auto g = c.step.topRows(3 * H).leftCols(a);
     for (Index j = 0; j < a; ++j) g.col(j) = gates.col(dir.gate_source[o + j]).segment(dir.gate_row, 3 * H);
-    auto hp = c.h_prev.middleCols(o, a);
     auto gh_n = c.gh_n.middleCols(o, a);
+    const Matrix& previous = t == 0 ? zeros : c.h;
+    const auto hp = previous.middleCols(t == 0 ? 0 : pk.offset[t - 1], a);
     if (t == 0) {
-      hp.setZero();
       gh_n.colwise() = p.b_hh.col(0).tail(H);
     } else {
-      hp = c.h.middleCols(pk.offset[t - 1], a);
       gemm(U_rz, Op::plain, hp, Op::plain, g.topRows(2 * H), true);
       gemm(U_n, Op::plain, hp, Op::plain, gh_n);
       gh_n.colwise() += p.b_hh.col(0).tail(H);
@@ -146,9 +147,9 @@ void gru_forward(const GruParams& p, const Packing& pk, const GruDirection& dir,
 void gru_backward(const GruParams& p, const Packing& pk, const GruDirection& dir, GruCache& c,
                   const Matrix& d_states, Matrix& d_gates, GruParams& g) {
   HAN_ASSERT(c.keep_for_backward);
-  const Index H = p.hidden(), T = pk.total;
-  c.dgh.resize(3 * H, T);
+  const Index H = p.hidden();
   const Index max_active = pk.steps() ? pk.active[0] : 0;
+  c.dgh.resize(3 * H, max_active);
   Matrix carry = Matrix::Zero(H, max_active);  // (H, active) d h flowing back from step t+1
   Matrix dh(H, max_active);                    // (H, active) total d h at step t
   Matrix dn(H, max_active);                    // (H, active) d n_pre
@@ -162,18 +163,25 @@ void gru_backward(const GruParams& p, const Packing& pk, const GruDirection& dir
     const auto r = c.r.middleCols(o, a).array();
     const auto z = c.z.middleCols(o, a).array();
     const auto n = c.n.middleCols(o, a).array();
-    const auto hp = c.h_prev.middleCols(o, a).array();
     auto dnt = dn.leftCols(a);
-    auto dhh = c.dgh.middleCols(o, a);
+    auto dhh = c.dgh.leftCols(a);
     // n path: d n_pre = dh (1 - z) (1 - n^2)
     dnt = dht.array() * (1 - z) * (1 - n * n);
-    // z path: d z_pre = dh (h_prev - n) z (1 - z)
-    dhh.middleRows(H, H) = dht.array() * (hp - n) * z * (1 - z);
+    // z path: d z_pre = dh (h_prev - n) z (1 - z), h_prev = 0 at the first step
+    if (t > 0)
+      dhh.middleRows(H, H) = dht.array() * (c.h.middleCols(pk.offset[t - 1], a).array() - n) * z * (1 - z);
+    else
+      dhh.middleRows(H, H) = -dht.array() * n * z * (1 - z);
     // r path: d r_pre = d n_pre gh_n r (1 - r)
     dhh.topRows(H) = dnt.array() * c.gh_n.middleCols(o, a).array() * r * (1 - r);
     dhh.bottomRows(H) = dnt.array() * r;
     carry.leftCols(a) = dht.array() * z;
-    if (t > 0) gemm(U_t, Op::plain, dhh, Op::plain, carry.leftCols(a), true);
+    g.b_hh += dhh.rowwise().sum();
+    if (t > 0) {
+      const auto hp = c.h.middleCols(pk.offset[t - 1], a);
+      gemm(U_t, Op::plain, dhh, Op::plain, carry.leftCols(a), true);
+      gemm(dhh, Op::plain, hp, Op::transposed, g.U, true);  // (h_prev = 0 adds nothing at t = 0)
+    }
     // The input side's r, z pre-activation gradients equal the recurrent side's.
     for (Index j = 0; j < a; ++j) {
       auto col = d_gates.col(dir.gate_source[o + j]).segment(dir.gate_row, 3 * H);
@@ -181,8 +189,6 @@ void gru_backward(const GruParams& p, const Packing& pk, const GruDirection& dir
       col.tail(H) += dnt.col(j);
     }
   }
-  gemm(c.dgh, Op::plain, c.h_prev, Op::transposed, g.U, true);
-  g.b_hh += c.dgh.rowwise().sum();
 }
 
 BiGruParams bigru_shape(Index input_dim, Index hidden) {
@@ -238,6 +244,12 @@ Matrix bigru_prediction_table(const BiGruParams& p, const Matrix& inputs) {
 }
 
 namespace {
+
+// A direction's forward history, given back once its backward has run: the other
+// direction's backward then runs with one history less in memory.
+void release_history(GruCache& c) {
+  for (Matrix* m : {&c.h, &c.r, &c.z, &c.n, &c.gh_n}) *m = Matrix();
+}
 
 // Both directions' recurrences; packed column k reads its input side from gates column
 // gate_source_{fwd,bwd}[k].
@@ -298,8 +310,10 @@ Matrix bigru_backward_inputs(const BiGruParams& p, BiGruCache& c, const Matrix& 
   c.d_gates = Matrix::Zero(6 * H, c.input_columns);
   gru_backward(p.fwd, pk, {pk.forward_source, shared ? c.gate_source_fwd : pk.forward_source, 0, 0}, c.fwd, d_out,
                c.d_gates, g.fwd);
+  release_history(c.fwd);
   gru_backward(p.bwd, pk, {pk.backward_source, shared ? c.gate_source_bwd : pk.backward_source, 3 * H, H}, c.bwd,
                d_out, c.d_gates, g.bwd);
+  release_history(c.bwd);
   Matrix dx(p.fwd.W.cols(), c.input_columns);
   gemm(stacked(p.fwd.W, p.bwd.W), Op::transposed, c.d_gates, Op::plain, dx);
   return dx;

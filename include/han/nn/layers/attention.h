@@ -54,9 +54,10 @@ AttentionParams attention_shape(Index input_dim, Index attention_dim);  // alloc
 AttentionParams attention_init(Index input_dim, Index attention_dim, Rng& rng);
 // Real positions per column of a 0/1 mask whose ones form a prefix.
 std::vector<Index> mask_lengths(const Matrix& mask);
-// h (D, T): the real positions of the M sequences, flat; mask (P, M). Returns (D, M).
-// for_backward = false (prediction) keeps only lengths, start and alpha in c.
-Matrix attention_forward(const AttentionParams& p, const Matrix& h, const Matrix& mask, MaskMode mode,
+// inputs (D, T): the real positions of the M sequences, flat; mask (P, M). Returns (D, M).
+// for_backward keeps the inputs in c.h (moved there: pass an rvalue to spare a copy);
+// false (prediction) keeps only lengths, start and alpha in c.
+Matrix attention_forward(const AttentionParams& p, Matrix inputs, const Matrix& mask, MaskMode mode,
                          Pooling pooling, AttentionCache& c, bool for_backward = true);
 // d_out (D, M); adds into g; returns d h (D, T).
 Matrix attention_backward(const AttentionParams& p, const AttentionCache& c, const Matrix& d_out,
