@@ -95,12 +95,13 @@ void gru_forward_kept(const GruParams& p, const Packing& pk, const GruDirection&
 // pads it) and writes its states where they go (gru_step), on rows padded to whole packets
 // (the padding rows of h hold values of no meaning, see kernels::GruStepArgs).
 // The previous step's states are the first columns of the step before (longest sequences
-// first).
+// first); c.h holds the last two steps' only, so they stay in cache.
 void gru_forward_predict(const GruParams& p, const Packing& pk, const GruDirection& dir, const Matrix& gates,
                          GruCache& c, Matrix& states) {
   const Index H = p.hidden(), P = kernels::padded_hidden(H);
   HAN_ASSERT(gates.rows() == 6 * P);  // bigru_prediction_table's rows
-  c.h.resize(P, pk.total);
+  const Index max_active = pk.steps() ? pk.active[0] : 0;
+  c.h.resize(P, 2 * max_active);  // even steps' states, then odd steps'
   // U h_prev, (3H, active), and the columns gru_step reads past the last (P - H floats).
   const Index past = (P - H + 3 * H - 1) / (3 * H);
   // Zeroed: the columns a step does not write are read past, and stay finite.
@@ -120,10 +121,10 @@ void gru_forward_predict(const GruParams& p, const Packing& pk, const GruDirecti
     x.active = a;
     x.in_cols = dir.gate_source.data() + o;
     x.out_cols = dir.source.data() + o;
-    x.h = c.h.data() + o * P;
+    x.h = c.h.data() + (t % 2) * max_active * P;
     x.ldh = P;
     if (t > 0) {
-      const auto hp = c.h.middleCols(pk.offset[t - 1], a);
+      const auto hp = c.h.middleCols(((t - 1) % 2) * max_active, a);
       gemm(p.U, Op::plain, hp.topRows(H), Op::plain, c.step.leftCols(a));
       x.s = c.step.data();
       x.lds = 3 * H;

@@ -50,8 +50,9 @@ struct GruParams {
 // buffers, one step's columns at a time (no whole-batch gather or scatter pass).
 struct GruCache {
   bool keep_for_backward = true;  // false: prediction, which keeps only h
-  Matrix h;       // (H, T) output states; in prediction (P, T), rows padded to P = padded_hidden(H).
-                  // A step's h_prev is the first columns of the step before (0 at t = 0).
+  Matrix h;       // (H, T) output states (a step's h_prev is the first columns of the step before,
+                  // 0 at t = 0); in prediction (P, 2 max active): the last two steps' states,
+                  // rows padded to P = padded_hidden(H)
   Matrix r, z, n; // (H, T) gate activations
   Matrix gh_n;    // (H, T) U_n h_prev + b_hn
   Matrix dgh;     // (3H, max active) backward: one step's d (U h + b_hh)
