@@ -29,16 +29,16 @@ libxsmm_smmfunction kernel(long m, long n, long k, long lda, long ldb, long ldc,
 }
 
 // C = A B (+ C), A (m x k) plain, B (k x n) plain: tiles of kTile columns of B and C, on
-// one kernel. The columns past the last whole tile are the caller's: every width of a
-// partial tile would be a kernel of its own, and a recurrence's shrinking steps would make
-// up to kTile of them per shape (a 1500-document prediction generated 144 kernels, their
-// code mapped page by page). The number of columns computed.
+// one kernel, and a last partial tile on a kernel of its width. The number of columns
+// computed (0 when libxsmm has no kernel).
 long plain_b(const float* a, long lda, const GemmArgs& x) {
-  const long tiles = x.n / kTile;
+  const long tiles = x.n / kTile, rest = x.n % kTile;
   libxsmm_smmfunction full = tiles ? kernel(x.m, kTile, x.k, lda, x.ldb, x.ldc, false, x.accumulate) : nullptr;
-  if (!full) return 0;
+  libxsmm_smmfunction last = rest ? kernel(x.m, rest, x.k, lda, x.ldb, x.ldc, false, x.accumulate) : nullptr;
+  if ((tiles && !full) || (rest && !last)) return 0;
   for (long t = 0; t < tiles; ++t) full(a, x.b + t * kTile * x.ldb, x.c + t * kTile * x.ldc);
-  return tiles * kTile;
+  if (rest) last(a, x.b + tiles * kTile * x.ldb, x.c + tiles * kTile * x.ldc);
+  return x.n;
 }
 
 // C = A Bᵀ (+ C), A (m x k), B stored (n x k): the weight gradients, whose inner
@@ -95,7 +95,6 @@ bool xsmm_target(const char* variant) {
 long xsmm_gemm(const GemmArgs& x) {
   if (x.m == 0 || x.n == 0) return x.n;
   if (x.a_transposed && x.b_transposed) return 0;  // han has no such product
-  if (!x.b_transposed && x.n < kTile) return 0;    // no whole tile: nothing to set up for
   set_up_once();
   const float* a = x.a;
   long lda = x.lda;

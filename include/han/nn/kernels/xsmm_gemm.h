@@ -17,9 +17,8 @@ bool xsmm_built();
 bool xsmm_target(const char* variant);
 
 // C = op(A) op(B) (+ C) on libxsmm kernels, as far as they serve it: the number of leading
-// columns of C computed. x.n when all; 0 (C untouched) when libxsmm has no kernel for the
-// shape; for B plain, the whole tiles of 64 columns (a narrower rest, or a product of under
-// 64 columns, is left). The caller computes the columns left with its own kernel.
+// columns of C computed, x.n when all, 0 (C untouched) when libxsmm has no kernel for the
+// shape. The caller computes the columns left with its own kernel.
 long xsmm_gemm(const GemmArgs& x);
 
 }  // namespace han::kernels
