@@ -32,5 +32,11 @@ chroot "$root" /bin/bash -euo pipefail -c '
   test -f /usr/share/doc/han/docs/configuration.md
   test -f /usr/share/bash-completion/completions/han
   test -f /usr/share/fish/vendor_completions.d/han.fish
+  # The MPI module, where han looks for it, with its libraries resolved (libopenmpi3 a dependency).
+  if han --version | grep -q ", MPI)"; then
+    module=$(ls /usr/lib/*/han/libhan_mpi.so)
+    ! ldd "$module" | grep -q "not found" || { echo "check_deb: $module lacks a library"; exit 1; }
+  fi
+  test -f /usr/share/doc/han/copyright.liblinear
   echo "check_deb: han installed from the package on a bare Debian 12 and ran the quick start"
 '

@@ -174,14 +174,10 @@ std::atomic<std::uint64_t> gemm_flops{0};
 
 std::uint64_t gemm_flop_count() { return gemm_flops.load(std::memory_order_relaxed); }
 
-void gemm(kernels::GemmArgs x) {
+void gemm(const kernels::GemmArgs& x) {
   gemm_flops.fetch_add(2 * static_cast<std::uint64_t>(x.m) * static_cast<std::uint64_t>(x.n) * static_cast<std::uint64_t>(x.k),
                        std::memory_order_relaxed);
-  const long done = fast_gemm_here && use_xsmm() ? kernels::xsmm_gemm(x) : 0;
-  if (done == x.n) return;
-  x.b += done * (x.b_transposed ? 1 : x.ldb);
-  x.c += done * x.ldc;
-  x.n -= done;
+  if (fast_gemm_here && use_xsmm() && kernels::xsmm_gemm(x)) return;
   active_kernels().gemm(x);
 }
 

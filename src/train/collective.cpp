@@ -36,6 +36,11 @@ std::unique_ptr<Collective> make_collective() {
   if (ranks <= 1) return std::make_unique<SingleProcess>();
 #ifdef HAN_MPI
   void* module = load_module("mpi");
+  const auto version = reinterpret_cast<decltype(&han_mpi_module_version)>(
+      module_function(module, "mpi", "han_mpi_module_version"));
+  if (std::string(version()) != HAN_VERSION)
+    throw Error("han's mpi module libhan_mpi.so is from han " + std::string(version()) + ", this han is " +
+                HAN_VERSION + ": reinstall han");
   const auto make = reinterpret_cast<decltype(&han_make_mpi_collective)>(
       module_function(module, "mpi", "han_make_mpi_collective"));
   return std::unique_ptr<Collective>(make());

@@ -262,5 +262,6 @@ class MpiCollective : public Collective {
 
 }  // namespace han
 
-// The module's entry (libhan_mpi.so; train/collective.cpp loads it): the caller owns the object.
+// The module's entries (libhan_mpi.so; train/collective.cpp loads it).
+extern "C" const char* han_mpi_module_version() { return HAN_VERSION; }
 extern "C" han::Collective* han_make_mpi_collective() { return new han::MpiCollective(); }

@@ -249,8 +249,9 @@ bool TrainingRun::run_epoch(int epoch, Clock::time_point epoch_start) {
   state_.next_batch = batches.size();
   // What bench/bench.py reads to give training's share of the hardware's peak.
   const double gflop = static_cast<double>(gemm_flop_count() - flop_before) / 1e9;
+  const double seconds = std::max(seconds_since(steps_start), 1e-9);
   spdlog::debug("epoch {}: the training steps ran {:.2f} GFLOP of matrix products in {:.3f} s ({:.1f} GFLOP/s)", epoch,
-                gflop, seconds_since(steps_start), gflop / std::max(seconds_since(steps_start), 1e-9));
+                gflop, seconds, gflop / seconds);
   return true;
 }
 

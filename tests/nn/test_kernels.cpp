@@ -203,16 +203,14 @@ TEST_CASE("kernels: libxsmm's GEMM matches Eigen for A B, A^T B and A B^T, tiles
     Matrix c = start;
     const han::kernels::GemmArgs x = block_gemm_args(m, n, inner, a, ta, b, tb, c, accumulate);
     if (!han::kernels::xsmm_built()) {
-      CHECK(han::kernels::xsmm_gemm(x) == 0);
+      CHECK_FALSE(han::kernels::xsmm_gemm(x));
       continue;
     }
-    const long done = han::kernels::xsmm_gemm(x);
-    CHECK(done == n);
+    REQUIRE(han::kernels::xsmm_gemm(x));
     const Matrix opa = ta ? Matrix(a.topRows(inner).transpose()) : Matrix(a.topRows(m));
     const Matrix opb = tb ? Matrix(b.topRows(n).transpose()) : Matrix(b.topRows(inner));
     const Matrix want = (accumulate ? Matrix(start.topRows(m)) : Matrix::Zero(m, n)) + opa * opb;
-    if (done > 0) CHECK(relative_error(c.topRows(m).leftCols(done), want.leftCols(done)) < 1e-5);
-    CHECK(c.topRows(m).rightCols(n - done) == start.topRows(m).rightCols(n - done));  // left to the caller
+    CHECK(relative_error(c.topRows(m), want) < 1e-5);
     CHECK(c.bottomRows(3) == start.bottomRows(3));  // the rows past the block untouched
     c = start;
     {
@@ -229,10 +227,10 @@ TEST_CASE("kernels: libxsmm's GEMM declines what it has no kernel for, leaving C
   const Matrix a = random_matrix(5, 4, rng), b = random_matrix(6, 5, rng), start = random_matrix(4, 6, rng);
   Matrix c = start;
   han::kernels::GemmArgs x = gemm_args(a, true, b, true, c, false);  // Aᵀ Bᵀ: han runs no such product
-  CHECK(han::kernels::xsmm_gemm(x) == 0);
+  CHECK_FALSE(han::kernels::xsmm_gemm(x));
   x.k = 0;  // an empty inner dimension: C = 0 is the caller's
   x.a_transposed = x.b_transposed = false;
-  CHECK(han::kernels::xsmm_gemm(x) == 0);
+  CHECK_FALSE(han::kernels::xsmm_gemm(x));
   CHECK(c == start);
   // Through han::gemm either is still computed (by the variant's own product).
   han::gemm(a, han::Op::transposed, b, han::Op::transposed, c);

@@ -23,9 +23,10 @@ enum class Op { plain, transposed };
 
 // c = op_a(a) op_b(b), or c += ... when accumulate.
 void gemm(const ConstMatrixView& a, Op op_a, const ConstMatrixView& b, Op op_b, MatrixView c, bool accumulate = false);
-// The same on raw arguments (bench/roofline times it): under a FastGemm, libxsmm computes
-// what it serves (kernels::xsmm_gemm) and the variant's product the columns it leaves.
-void gemm(kernels::GemmArgs x);
+// The same on raw arguments, unchecked (the overload above checks the operands' extents
+// for the sanitizer build): on libxsmm under a FastGemm, else the variant's product.
+// bench/roofline times it.
+void gemm(const kernels::GemmArgs& x);
 
 // The floating-point operations (2 m n k each) of every product han::gemm has run in this
 // process, on any thread: what a utilisation figure divides by time and the peak.

@@ -1,7 +1,7 @@
 #pragma once
 // The ranks of one training job and the few ways they talk. A plain `han train` is one
 // rank (every call is then trivial); under mpirun, in a build with HAN_MPI, make_collective()
-// returns the MPI implementation (train/mpi_collective). The trainer only sees this
+// returns the MPI implementation (train/mpi_collective, loaded from the module libhan_mpi.so). The trainer only sees this
 // interface, never MPI itself.
 #include <cstddef>
 #include <cstdint>
@@ -84,7 +84,8 @@ int launched_ranks();
 
 // The job this process is part of: MPI's when launched as several ranks, else a single
 // process. Several ranks in a build without MPI: han::Error (each would train alone and
-// overwrite the others' files).
+// overwrite the others' files); so is an MPI module (libhan_mpi.so) that cannot be loaded
+// or belongs to another han version.
 std::unique_ptr<Collective> make_collective();
 
 // Whether this han was built with MPI (HAN_MPI): `han --version` says so.

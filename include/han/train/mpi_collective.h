@@ -5,5 +5,8 @@
 // when the object is made (main thread calls only) and finalised when it goes.
 #include "han/train/collective.h"
 
+// The han version the module was built for: a module of another version is refused
+// (its Collective may not match this han's).
+extern "C" const char* han_mpi_module_version();
 // A new MpiCollective, owned by the caller (train/collective.cpp's make_collective()).
 extern "C" han::Collective* han_make_mpi_collective();

@@ -101,7 +101,7 @@ void gru_forward_predict(const GruParams& p, const Packing& pk, const GruDirecti
   const Index H = p.hidden(), P = kernels::padded_hidden(H);
   HAN_ASSERT(gates.rows() == 6 * P);  // bigru_prediction_table's rows
   const Index max_active = pk.steps() ? pk.active[0] : 0;
-  c.h.resize(P, 2 * max_active);  // even steps' states, then odd steps'
+  c.h = Matrix::Zero(P, 2 * max_active);  // even steps' states, then odd steps' (small: zeroed, all finite)
   // U h_prev, (3H, active), and the columns gru_step reads past the last (P - H floats).
   const Index past = (P - H + 3 * H - 1) / (3 * H);
   // Zeroed: the columns a step does not write are read past, and stay finite.
@@ -148,6 +148,7 @@ void gru_forward(const GruParams& p, const Packing& pk, const GruDirection& dir,
 void gru_backward(const GruParams& p, const Packing& pk, const GruDirection& dir, GruCache& c,
                   const Matrix& d_states, Matrix& d_gates, GruParams& g) {
   HAN_ASSERT(c.keep_for_backward);
+  HAN_ASSERT(c.r.cols() == pk.total);  // the forward's history, not yet given back by a backward
   const Index H = p.hidden();
   const Index max_active = pk.steps() ? pk.active[0] : 0;
   c.dgh.resize(3 * H, max_active);

@@ -16,9 +16,8 @@ bool xsmm_built();
 // Call it before any xsmm_gemm(). False for a variant libxsmm should not serve ("generic").
 bool xsmm_target(const char* variant);
 
-// C = op(A) op(B) (+ C) on libxsmm kernels, as far as they serve it: the number of leading
-// columns of C computed, x.n when all, 0 (C untouched) when libxsmm has no kernel for the
-// shape. The caller computes the columns left with its own kernel.
-long xsmm_gemm(const GemmArgs& x);
+// C = op(A) op(B) (+ C) on libxsmm kernels. False (C untouched) when libxsmm has no
+// kernel for the shape: the caller then runs its own.
+bool xsmm_gemm(const GemmArgs& x);
 
 }  // namespace han::kernels

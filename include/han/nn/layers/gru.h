@@ -45,9 +45,10 @@ struct GruParams {
   }
 };
 
-// One direction's recurrence. Its own buffers are (rows, T) in packed order; it reads its
-// input projections from, and writes its states and gradients to, the biGRU's flat
-// buffers, one step's columns at a time (no whole-batch gather or scatter pass).
+// One direction's recurrence. In training its history (h, r, z, n, gh_n) is (H, T) in
+// packed order, and backward gives it back once read; it reads its input projections from,
+// and writes its states and gradients to, the biGRU's flat buffers, one step's columns at
+// a time (no whole-batch gather or scatter pass).
 struct GruCache {
   bool keep_for_backward = true;  // false: prediction, which keeps only h
   Matrix h;       // (H, T) output states (a step's h_prev is the first columns of the step before,
