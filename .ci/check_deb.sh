@@ -38,5 +38,9 @@ chroot "$root" /bin/bash -euo pipefail -c '
     ! ldd "$module" | grep -q "not found" || { echo "check_deb: $module lacks a library"; exit 1; }
   fi
   test -f /usr/share/doc/han/copyright.liblinear
+  # han serve runs han-serve (installed beside the modules): a file that is no model is its error.
+  serve=$(ls /usr/lib/*/han/han-serve)
+  ! ldd "$serve" | grep -q "not found" || { echo "check_deb: $serve lacks a library"; exit 1; }
+  han serve --port 0 --model /usr/share/man/man1/han.1 2>&1 | grep -q "not a han model file"
   echo "check_deb: han installed from the package on a bare Debian 12 and ran the quick start"
 '

@@ -18,6 +18,7 @@
 #include "config_help.h"
 #include "ranks.h"
 #include "self_docs.h"
+#include "serve_run.h"
 #include "han/core/config.h"
 #include "han/core/error.h"
 #include "han/core/json_text.h"
@@ -223,6 +224,7 @@ std::vector<std::string> split_short_assignments(int argc, char** argv) {
 
 int main(int raw_argc, char** raw_argv) {
   han::tune_malloc_for_batches();
+  han::cli::remember_command_line(raw_argc, raw_argv);  // han serve hands it on to han-serve
   try {
     han::active_kernels();  // picked once, here, so that a bad HAN_CPU or HAN_GEMM is one line before anything runs
     han::gemm_in_use();

@@ -12,19 +12,9 @@
 #include <string>
 
 #include "serve_connections.h"
+#include "serve_options.h"
 
 namespace han::cli {
-
-struct HttpOptions {
-  std::string host = "127.0.0.1";
-  int port = 8080;  // 0: a free one
-  int threads = 64;
-  int backlog = 1024;
-  double timeout = 5;             // seconds
-  int keep_alive_timeout = 5;     // seconds (httplib counts whole seconds)
-  int keep_alive_max = 100;       // requests per connection
-  std::size_t max_body = 1 << 20;  // bytes
-};
 
 class HttpServer : public httplib::Server {
  public:

@@ -27,24 +27,27 @@ std::vector<std::filesystem::path> module_folders() {
 
 }  // namespace
 
-void* load_module(const std::string& name) {
-  const std::string file = "libhan_" + name + ".so";
+std::string module_file(const std::string& file, const std::string& what) {
   std::string tried;
   for (const std::filesystem::path& folder : module_folders()) {
     const std::filesystem::path path = (folder / file).lexically_normal();
     std::error_code ec;
-    if (!std::filesystem::exists(path, ec)) {
-      tried += (tried.empty() ? "" : ", ") + path.string() + " (absent)";
-      continue;
-    }
-    // RTLD_GLOBAL: Open MPI's own components, which it loads in turn, look for its symbols there.
-    if (void* module = ::dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL)) return module;
-    const char* why = ::dlerror();
-    tried += (tried.empty() ? "" : ", ") + path.string() + " (" + (why ? why : "cannot be loaded") + ")";
+    if (std::filesystem::exists(path, ec)) return path.string();
+    tried += (tried.empty() ? "" : ", ") + path.string() + " (absent)";
   }
-  throw Error("han's " + name + " module " + file + " cannot be loaded: tried " +
+  throw Error("han's " + what + " " + file + " cannot be found: tried " +
               (tried.empty() ? "nowhere (the executable's own path is unknown)" : tried) +
               "; reinstall han, or run it from its build folder");
+}
+
+void* load_module(const std::string& name) {
+  const std::string file = "libhan_" + name + ".so";
+  const std::string path = module_file(file, name + " module");
+  // RTLD_GLOBAL: Open MPI's own components, which it loads in turn, look for its symbols there.
+  if (void* module = ::dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL)) return module;
+  const char* why = ::dlerror();
+  throw Error("han's " + name + " module " + path + " cannot be loaded: " + (why ? why : "dlopen failed") +
+              "; reinstall han");
 }
 
 void* module_function(void* module, const std::string& name, const std::string& function) {

@@ -212,7 +212,7 @@ TEST_CASE("mpirun: an installed han finds its MPI module and trains, and a han w
   const RunResult alone = run("OMPI_COMM_WORLD_SIZE=2 " + dir.file("alone/han") + " " +
                               train_args(train, "", dir.file("run2"), 1));
   CHECK(alone.exit_code == 2);
-  CHECK(alone.err.rfind("han: error: han's mpi module libhan_mpi.so cannot be loaded: tried ", 0) == 0);
+  CHECK(alone.err.rfind("han: error: han's mpi module libhan_mpi.so cannot be found: tried ", 0) == 0);
   CHECK(alone.err.find(dir.file("alone/libhan_mpi.so") + " (absent)") != std::string::npos);
   CHECK(std::count(alone.err.begin(), alone.err.end(), '\n') == 1);
   CHECK(!fs::exists(dir.file("run2/model.han")));

@@ -180,6 +180,11 @@ TEST_CASE("cmake --install puts han, its man page and its bash and fish completi
   CHECK(slurp(tmp.path / "share" / "man" / "man1" / "han.1") == run(han_cmd("--man")).out);
   CHECK(slurp(tmp.path / "share" / "bash-completion" / "completions" / "han") == run(han_cmd("--completion bash")).out);
   CHECK(slurp(tmp.path / "share" / "fish" / "vendor_completions.d" / "han.fish") == run(han_cmd("--completion fish")).out);
+  // han serve runs han-serve, installed where han looks for it: its error, not han's.
+  const std::string not_a_model = tmp.path / "share" / "man" / "man1" / "han.1";
+  const RunResult serve = run((tmp.path / "bin" / "han").string() + " serve --port 0 --model " + not_a_model);
+  CHECK(serve.exit_code == 2);
+  CHECK(serve.err == "han: error: " + not_a_model + ": not a han model file\n");
   // The MPI module, where the installed han looks for it: <prefix>/<libdir>/han.
   if (run(han_cmd("--version")).out.find(", MPI)") != std::string::npos) {
     std::vector<std::filesystem::path> modules;

@@ -81,6 +81,21 @@ bool same_answer(const std::string& a, const std::string& b) {
 
 }  // namespace
 
+// han links no HTTP library: han serve runs han-serve in its place (src/cli/serve_run.h).
+TEST_CASE("han serve without han-serve beside it says where it looked for it, and serves nothing", "[cli][serve]") {
+  const CliFixture& f = cli_fixture();
+  TempDir dir;
+  std::filesystem::create_directories(dir.file("alone"));
+  std::filesystem::copy_file(han_binary(), dir.file("alone/han"));
+  std::filesystem::permissions(dir.file("alone/han"), std::filesystem::perms::owner_all);
+  const RunResult r = run(dir.file("alone/han") + " serve --port 0 --model " + f.model);
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.rfind("han: error: han's serve program han-serve cannot be found: tried ", 0) == 0);
+  CHECK(r.err.find(dir.file("alone/han-serve") + " (absent)") != std::string::npos);
+  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  CHECK(r.out.empty());
+}
+
 TEST_CASE("serve answers /v1/predict as han predict --format json answers, byte for byte", "[cli][serve]") {
   const CliFixture& f = cli_fixture();
   const std::vector<std::string> texts = test_texts(12);

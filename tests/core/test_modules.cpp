@@ -17,7 +17,7 @@ TEST_CASE("a module that is not there is an error naming the file and each place
   } catch (const han::Error& e) {
     const std::string what = e.what();
     INFO(what);
-    CHECK(what.rfind("han's no_such_part module libhan_no_such_part.so cannot be loaded: tried ", 0) == 0);
+    CHECK(what.rfind("han's no_such_part module libhan_no_such_part.so cannot be found: tried ", 0) == 0);
     // Where it is installed (relative to the executable), then beside the executable.
     CHECK(what.find("/libhan_no_such_part.so (absent), ") != std::string::npos);
     CHECK(what.find("; reinstall han, or run it from its build folder") != std::string::npos);
