@@ -67,18 +67,33 @@ def table(out, configs, corpora):
     return "\n".join(lines), panels
 
 
+# The plot's names for the baselines' method ids; han's rows keep theirs ("han, <config>").
+SHOWN = {"tfidf12-linearsvc": "TF-IDF + LinearSVC", "fasttext-tuned": "fastText", "pytorch-han": "PyTorch HAN",
+         "tfidf12-ovr-logreg": "TF-IDF + one-vs-rest LR", "tfidf12-ridge": "TF-IDF + ridge"}
+
+
 def plot(panels, path):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    fig, axes = plt.subplots(1, len(panels), figsize=(4 * len(panels), 3.6), squeeze=False)
-    for ax, (corpus, label, rows) in zip(axes[0], panels):
+    cols = min(3, len(panels))
+    rows_of_panels = (len(panels) + cols - 1) // cols
+    fig, axes = plt.subplots(rows_of_panels, cols, figsize=(4.2 * cols, 3.6 * rows_of_panels), squeeze=False)
+    for ax in axes.flat[len(panels):]:
+        ax.set_visible(False)
+    systems = sorted({r["system"] for _, _, rows in panels for r in rows})
+    colour = {name: "C%d" % (i % 10) for i, name in enumerate(systems)}  # one colour per system in every panel
+    for ax, (corpus, label, rows) in zip(axes.flat, panels):
         for r in rows:
             mean = statistics.mean(r["scores"])
             sd = statistics.stdev(r["scores"]) if len(r["scores"]) > 1 else 0
-            ax.errorbar([r["seconds"]], [mean], yerr=[sd], fmt="o", capsize=3, label=r["system"])
-            ax.annotate(r["system"], (r["seconds"], mean), fontsize=7, xytext=(4, 3), textcoords="offset points")
+            ax.errorbar([r["seconds"]], [mean], yerr=[sd], fmt="o", capsize=3, color=colour[r["system"]])
+            ax.annotate(SHOWN.get(r["system"], r["system"]), (r["seconds"], mean), fontsize=7, xytext=(4, 3),
+                        textcoords="offset points")
         ax.set_xscale("log")
+        times = [r["seconds"] for r in rows]
+        if times:  # room on the right for the last point's name
+            ax.set_xlim(min(times) / 2, max(times) * 6)
         ax.set_title(corpus)
         ax.set_xlabel("training seconds (2 cores)")
         ax.set_ylabel("test " + label)
