@@ -24,6 +24,7 @@
 #include "han/core/json_text.h"
 #include "han/core/malloc_tuning.h"
 #include "han/core/suggest.h"
+#include "han/nn/gemm_profile.h"
 #include "han/nn/kernels.h"
 #include "logging.h"
 #include "option_values.h"
@@ -228,6 +229,7 @@ int main(int raw_argc, char** raw_argv) {
   try {
     han::active_kernels();  // picked once, here, so that a bad HAN_CPU or HAN_GEMM is one line before anything runs
     han::gemm_in_use();
+    han::gemm_profile_on();  // a bad HAN_GEMM_PROFILE too
   } catch (const han::Error& e) {
     std::fprintf(stderr, "han: error: %s\n", e.what());
     return e.exit_code();

@@ -1,12 +1,14 @@
 #include "han/nn/kernels.h"
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <iterator>
 #include <string>
 
 #include "han/core/error.h"
+#include "han/nn/gemm_profile.h"
 #include "han/nn/kernels/xsmm_gemm.h"
 
 // Under AddressSanitizer the kernel variants are built uninstrumented (CMakeLists.txt), so the
@@ -174,9 +176,23 @@ std::atomic<std::uint64_t> gemm_flops{0};
 
 std::uint64_t gemm_flop_count() { return gemm_flops.load(std::memory_order_relaxed); }
 
+namespace {
+
+// han::gemm under HAN_GEMM_PROFILE=1 (nn/gemm_profile.h): timed, products under a FastGemm only.
+void profiled_gemm(const kernels::GemmArgs& x) {
+  const auto start = std::chrono::steady_clock::now();
+  const bool on_xsmm = fast_gemm_here && use_xsmm() && kernels::xsmm_gemm(x);
+  if (!on_xsmm) active_kernels().gemm(x);
+  if (fast_gemm_here)
+    gemm_profile_add(x, on_xsmm, std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count());
+}
+
+}  // namespace
+
 void gemm(const kernels::GemmArgs& x) {
   gemm_flops.fetch_add(2 * static_cast<std::uint64_t>(x.m) * static_cast<std::uint64_t>(x.n) * static_cast<std::uint64_t>(x.k),
                        std::memory_order_relaxed);
+  if (gemm_profile_on()) return profiled_gemm(x);
   if (fast_gemm_here && use_xsmm() && kernels::xsmm_gemm(x)) return;
   active_kernels().gemm(x);
 }

@@ -141,3 +141,30 @@ TEST_CASE("a portable build refuses libxsmm with the generic kernels and trains 
   CHECK(largest_difference(probabilities("HAN_CPU=avx2 ", on_xsmm, input), probabilities("HAN_CPU=avx2 ", on_eigen, input)) <= 1e-4);
 }
 #endif
+
+TEST_CASE("HAN_GEMM_PROFILE=1 prints training's products by shape at exit, nothing when unset, one line for another value", "[cli][kernels]") {
+  TempDir dir;
+  const std::string train = han_cmd("train --config " + source_path("configs/quickstart.json") + " --set data.train=" +
+                                    cli_fixture().data + " --set trainer.epochs=1 --set model.linear_member=false --quiet --output ");
+  const RunResult profiled = run("HAN_GEMM_PROFILE=1 " + train + (dir.path / "profiled").string());
+  INFO(profiled.err);
+  REQUIRE(profiled.exit_code == 0);
+  const auto rows = lines_of(profiled.err);
+  const auto header = std::find_if(rows.begin(), rows.end(), [](const std::string& l) { return l.rfind("han: GEMM profile", 0) == 0; });
+  REQUIRE(header != rows.end());
+  REQUIRE(rows.end() - header >= 3);  // the header, the column names, at least one shape
+  CHECK((has(*(header + 1), "share") && has(*(header + 1), "GFLOP/s")));
+  auto ends_with = [](const std::string& text, const std::string& end) {
+    return text.size() >= end.size() && text.compare(text.size() - end.size(), end.size(), end) == 0;
+  };
+  for (auto row = header + 2; row != rows.end(); ++row) {
+    INFO(*row);
+    CHECK((ends_with(*row, "libxsmm") || ends_with(*row, "eigen") || ends_with(*row, "(every other shape)")));
+  }
+  const RunResult quiet = run(train + (dir.path / "quiet").string());
+  CHECK(quiet.exit_code == 0);
+  CHECK_FALSE(has(quiet.err, "GEMM profile"));
+  const RunResult bad = run("HAN_GEMM_PROFILE=yes " + han_cmd("--version"));
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err == "han: error: HAN_GEMM_PROFILE=yes: expected 1 (profile han's matrix products) or 0\n");
+}
