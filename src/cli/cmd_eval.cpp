@@ -15,6 +15,7 @@
 #include "han/infer/classifier.h"
 #include "han/text/dataset.h"
 #include "han/text/encoding.h"
+#include "han/text/reading.h"
 #include "han/core/error.h"
 #include "han/core/json_text.h"
 #include "han/core/number_text.h"
@@ -147,7 +148,8 @@ void run_eval(EvalArgs& a) {
   ExtraLabels extra;
   LabelOptions options = label_options(c.config, true);
   options.encoding = parse_enum<TextEncoding>(a.encoding, "--encoding");
-  const Documents docs = encode_file(a.data, format, options, c.tokenizer(), c.caps(), c.vocab, c.labels, &extra);
+  const Documents docs = encode_file(a.data, format, options, c.tokenizer(), c.caps(), c.vocab, c.labels, &extra,
+                                     "the model's", keeps_unknown_words(c.config.model));
   if (docs.empty()) throw han::Error(a.data + ": no documents to evaluate");
   spdlog::debug("{} documents read, tokenized and encoded in {:.2f} s", docs.size(), seconds_since(read_start));
   const auto start = std::chrono::steady_clock::now();  // the predictor's set-up counts as prediction

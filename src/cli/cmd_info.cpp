@@ -81,6 +81,8 @@ std::string linear_member_text(const nlohmann::json& m) {
                                m.value("epochs", nlohmann::json()).dump();
   if (m.contains("pairs") && m["pairs"].is_number() && m["pairs"].get<double>() > 0)
     text += ", " + m["pairs"].dump() + " word pairs";
+  if (m.contains("char_grams") && m["char_grams"].is_number() && m["char_grams"].get<double>() > 0)
+    text += ", " + m["char_grams"].dump() + " character n-grams";
   if (m.contains("dev_loss") && m["dev_loss"].is_number())
     text += ", dev loss " + format_fixed(m["dev_loss"].get<double>(), 4);
   if (m.contains("weight") && m["weight"].is_number()) text += ", weight " + format_fixed(m["weight"].get<double>(), 2);

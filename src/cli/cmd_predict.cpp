@@ -75,7 +75,7 @@ class Runner {
     } else {
       item.words = tokenizer_.tokenize(text);
     }
-    item.doc = encode_words(item.words, c_.vocab);
+    item.doc = encode_words(item.words, c_.vocab, -1, keeps_unknown_words(c_.config.model));
     cut_to_caps(item.words, item.spans, c_.caps());  // the words shown are those the HAN reads
     queue(std::move(item));
   }
@@ -120,6 +120,7 @@ class Runner {
   void answer(std::vector<PredictItem>& batch) {
     Documents docs(c_.vocab.size());
     docs.set_caps(c_.caps());
+    if (keeps_unknown_words(c_.config.model)) docs.keep_unknown_words();
     for (PredictItem& it : batch)
       if (it.error.empty()) docs.push_back(it.doc);
     std::vector<Explanation> explanations;

@@ -100,7 +100,7 @@ void answer_texts(ServeState& state, const httplib::Request& req, httplib::Respo
     } else {
       items[i].words = m.tokenizer.tokenize(r.texts[i]);
     }
-    job.docs.push_back(encode_words(items[i].words, m.classifier.vocab));
+    job.docs.push_back(encode_words(items[i].words, m.classifier.vocab, -1, keeps_unknown_words(m.classifier.config.model)));
     cut_to_caps(items[i].words, items[i].spans, m.classifier.caps());  // the words shown are those the HAN reads
   }
   arrival.answer(job);

@@ -154,6 +154,12 @@ void visit_fields(ModelConfig& c, V& v) {
              "documents",
              {false, "1"}},
             c.linear_ngrams, 2, IntRange{1, 2});
+  v.enumeration({"linear_chars",
+                 "the linear member's words' character n-grams (2-5 characters, hashed) as features too, which "
+                 "weigh words unseen in training by their parts; auto: kept when they lower its dev loss (kept "
+                 "without a dev set)",
+                 {false, "false"}},
+                c.linear_chars, Switch::auto_);
   v.enumeration({"linear_text",
                  "what the linear member reads: whole = the whole document; caps = only the words within "
                  "tokenizer.max_sentences and max_words (what the HAN reads)",

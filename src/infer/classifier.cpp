@@ -171,13 +171,36 @@ NamedTensor take_linear_pairs(std::vector<NamedTensor>& tensors, Index words, co
   return NamedTensor("pairs", Matrix(2, 0));
 }
 
-// model.linear_member's model: (C, F), (C, 1), (F, 1) and the (2, K) pairs, F = V + K.
+// The stored character n-gram tables of the linear member (none in files from before
+// them, or without them), checked whole: they are copied, not used in place.
+CharGrams take_char_grams(std::vector<NamedTensor>& tensors, Index words, const std::string& path,
+                          std::size_t& matched) {
+  CharGrams g;
+  const std::pair<const char*, Matrix*> parts[] = {
+      {"grams", &g.buckets}, {"word_gram_starts", &g.word_starts}, {"word_grams", &g.word_grams}};
+  for (const auto& [name, m] : parts)
+    for (NamedTensor& t : tensors) {
+      if (t.name != kLinearPrefix + name) continue;
+      if (!t.stored.empty() || t.value.rows() != 1)
+        throw Error(path + ": model file is corrupted (the " + name + " tensor)");
+      *m = std::move(t.value);
+      t.name.clear();
+      ++matched;
+    }
+  if (const std::string problem = char_grams_problem(g, words); !problem.empty())
+    throw Error(path + ": model file is corrupted (" + problem + ")");
+  return g;
+}
+
+// model.linear_member's model: (C, F), (C, 1), (F, 1), the (2, K) pairs and the G n-grams,
+// F = V + K + G.
 LinearMemberParams take_linear_member(std::vector<NamedTensor>& tensors, const Classifier& c, const std::string& path,
                                       std::size_t& matched) {
   const Index outputs = head_outputs(c.config.model.task, c.labels.size());
   const Index words = static_cast<Index>(c.vocab.size());
   NamedTensor pairs = take_linear_pairs(tensors, words, path, matched);
-  const Index features = words + (pairs.stored.empty() ? pairs.value.cols() : pairs.stored.cols());
+  CharGrams grams = take_char_grams(tensors, words, path, matched);
+  const Index features = words + (pairs.stored.empty() ? pairs.value.cols() : pairs.stored.cols()) + grams.count();
   LinearMemberParams shape;  // (allocated, not filled: replaced by the file's tensors)
   shape.W.resize(outputs, features);
   shape.b.resize(outputs, 1);
@@ -186,6 +209,10 @@ LinearMemberParams take_linear_member(std::vector<NamedTensor>& tensors, const C
   LinearMemberParams p = take_tensors(tensors, std::move(shape), kLinearPrefix, path, matched);
   p.pairs = std::move(pairs.value);
   p.pairs_stored = std::move(pairs.stored);
+  p.grams = std::move(grams);
+  // Documents keep their unknown words for the n-grams only when the config says so.
+  if ((p.gram_count() > 0) != (c.config.model.linear_chars == Switch::on))
+    throw Error(path + ": model file is corrupted (model.linear_chars does not match its character n-grams)");
   p.text = c.config.model.linear_text;
   return p;
 }
@@ -269,13 +296,19 @@ Classifier load_classifier(const std::string& given, std::vector<NamedTensor>* e
   double stored = 0;
   for (const NamedTensor& t : contents.tensors)
     if (!t.name.empty()) stored += static_cast<double>(t.stored.empty() ? t.value.size() : t.stored.rows() * t.stored.cols());
-  // The member's features are the words and its stored word pairs (each pair is 2 numbers).
-  double pairs = 0;
-  for (const NamedTensor& t : contents.tensors)
-    if (t.name == kLinearPrefix + "pairs") pairs = static_cast<double>(t.stored.empty() ? t.value.cols() : t.stored.cols());
-  const double features = static_cast<double>(c.vocab.size()) + pairs;
-  const double expected = members * han_parameter_count(c.config.model, static_cast<Index>(c.vocab.size()), outputs) +
-                          (c.config.model.linear_member ? (outputs + 1) * features + outputs + 2 * pairs : 0.0);
+  // The member's features are the words, its stored word pairs (each pair is 2 numbers) and
+  // its stored n-grams (with their word tables).
+  double pairs = 0, grams = 0, gram_tables = 0;
+  for (const NamedTensor& t : contents.tensors) {
+    const double cols = static_cast<double>(t.stored.empty() ? t.value.cols() : t.stored.cols());
+    if (t.name == kLinearPrefix + "pairs") pairs = cols;
+    if (t.name == kLinearPrefix + "grams") grams = cols;
+    if (t.name == kLinearPrefix + "word_gram_starts" || t.name == kLinearPrefix + "word_grams") gram_tables += cols;
+  }
+  const double features = static_cast<double>(c.vocab.size()) + pairs + grams;
+  const double expected =
+      members * han_parameter_count(c.config.model, static_cast<Index>(c.vocab.size()), outputs) +
+      (c.config.model.linear_member ? (outputs + 1) * features + outputs + 2 * pairs + grams + gram_tables : 0.0);
   if (stored < expected) throw Error(path + ": model file is corrupted (tensors do not match its config)");
   c.params = take_member(contents.tensors, c, member_tensor_prefix(1, members), path, matched);
   for (int k = 2; k <= members; ++k)

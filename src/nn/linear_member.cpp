@@ -19,17 +19,22 @@ Matrix blend_answers(const Matrix& han_mean, const Matrix& linear, double weight
   return (1 - w) * han_mean + w * linear;
 }
 
-bool fixed_linear_member_tensor(const std::string& name) { return name == "idf" || name == "pairs"; }
+bool fixed_linear_member_tensor(const std::string& name) {
+  return name == "idf" || name == "pairs" || name == "grams" || name == "word_gram_starts" || name == "word_grams";
+}
 
 namespace {
 
-// Appends the feature ids of document d: its words, then the pairs of p it holds (each
-// pair at V + its column). Pairs in a model file are checked as the search reads them.
-void append_features(const SentenceList& sentences, const LinearMemberParams& p, Index words,
-                     std::vector<std::int32_t>& out) {
+// Appends the feature ids of document d: its words, the pairs of p it holds (each pair at
+// V + its column), then its words' character n-grams (at V + K + their index). Pairs in a
+// model file are checked as the search reads them. `kept`: whether d's list keeps its
+// unknown words; n-grams read them, so an <unk> of a list without them is a bug (its parts
+// would be left out silently).
+void append_features(const DocumentView& d, const LinearMemberParams& p, Index words, std::vector<std::int32_t>& out,
+                     std::vector<std::uint32_t>& buckets, bool kept) {
   const Index count = p.pair_count();
   const auto pair = [&](Index k) { return p.pair(k); };
-  for (const WordIds sentence : sentences) {
+  for (const WordIds sentence : member_sentences(d, p.text)) {
     out.insert(out.end(), sentence.begin(), sentence.end());
     if (count == 0) continue;
     for (std::size_t w = 1; w < sentence.size(); ++w) {
@@ -37,6 +42,26 @@ void append_features(const SentenceList& sentences, const LinearMemberParams& p,
       if (k >= 0) out.push_back(static_cast<std::int32_t>(words + k));
     }
   }
+  const CharGrams& g = p.grams;
+  const Index grams = g.count();
+  if (grams == 0) return;
+  const auto first = static_cast<std::int32_t>(words + count);
+  const auto bucket = [&](Index k) { return g.buckets(0, k); };
+  for_each_member_word(d, p.text, [&](std::int32_t id, std::string_view unknown) {
+    if (id != Vocab::kUnk) {
+      HAN_ASSERT(id >= 0 && id < words);
+      const auto end = static_cast<Index>(g.word_starts(0, id + 1));
+      for (auto t = static_cast<Index>(g.word_starts(0, id)); t < end; ++t)
+        out.push_back(first + static_cast<std::int32_t>(g.word_grams(0, t)));
+      return;
+    }
+    HAN_ASSERT(kept);
+    if (unknown.empty()) return;
+    buckets.clear();
+    append_char_gram_buckets(unknown, buckets);
+    for (std::uint32_t b : buckets)
+      if (const Index k = find_sorted_bucket(grams, bucket, b); k >= 0) out.push_back(first + static_cast<std::int32_t>(k));
+  });
 }
 
 }  // namespace
@@ -47,19 +72,29 @@ Matrix linear_member_pairs(const Documents& train, Index outputs, int ngrams, Li
                           text);
 }
 
+CharGrams linear_member_grams(const Documents& train, const Vocab& vocab, Index outputs, Index pairs, bool chars,
+                              LinearText text) {
+  if (!chars) return {};
+  const std::size_t budget = kMaxLinearWeights / static_cast<std::size_t>(std::max<Index>(outputs, 1));
+  const std::size_t taken = vocab.size() + static_cast<std::size_t>(pairs);
+  return count_char_grams(train, vocab, std::min(kMaxCharGrams, budget > taken ? budget - taken : 0), text);
+}
+
 LinearMemberParams linear_member_init(const Documents& train, Index vocab_size, Index outputs, Matrix pairs,
-                                      LinearText text) {
+                                      LinearText text, CharGrams grams) {
   LinearMemberParams p;
   p.pairs = std::move(pairs);
+  p.grams = std::move(grams);
   p.text = text;
-  const Index features = vocab_size + p.pairs.cols();
+  const Index features = vocab_size + p.pairs.cols() + p.grams.count();
   p.W = Matrix::Zero(outputs, features);
   p.b = Matrix::Zero(outputs, 1);
   std::vector<double> df(static_cast<std::size_t>(features), 0.0);
   std::vector<std::int32_t> seen;
+  std::vector<std::uint32_t> buckets;
   for (const DocumentView d : train) {
     seen.clear();
-    append_features(member_sentences(d, p.text), p, vocab_size, seen);
+    append_features(d, p, vocab_size, seen, buckets, train.unknown_words() != nullptr);
     std::sort(seen.begin(), seen.end());
     seen.erase(std::unique(seen.begin(), seen.end()), seen.end());
     for (std::int32_t id : seen) {
@@ -74,10 +109,29 @@ LinearMemberParams linear_member_init(const Documents& train, Index vocab_size, 
   return p;
 }
 
+namespace {
+
+// 'chars:' and n-gram g's text, from the first vocabulary word that has it.
+std::string char_gram_name(const LinearMemberParams& p, const Vocab& vocab, Index g) {
+  const auto bucket = static_cast<std::uint32_t>(p.grams.buckets(0, g));
+  const Matrix& starts = p.grams.word_starts;
+  for (Index t = 0; t < p.grams.word_grams.cols(); ++t) {
+    if (p.grams.word_grams(0, t) != static_cast<Scalar>(g)) continue;
+    Index id = 0;  // the word whose n-grams hold t
+    while (starts(0, id + 1) <= static_cast<Scalar>(t)) ++id;
+    if (const std::string text = char_gram_of(vocab.word(static_cast<std::int32_t>(id)), bucket); !text.empty())
+      return "chars:" + text;
+  }
+  return "chars:#" + std::to_string(bucket);
+}
+
+}  // namespace
+
 std::string linear_feature_name(const LinearMemberParams& p, const Vocab& vocab, Index feature) {
   const Index v = p.words();
   HAN_ASSERT(feature >= 0 && feature < p.features() && static_cast<Index>(vocab.size()) == v);
   if (feature < v) return std::string(vocab.word(static_cast<std::int32_t>(feature)));
+  if (feature >= v + p.pair_count()) return char_gram_name(p, vocab, feature - v - p.pair_count());
   const Index k = feature - v;
   const Scalar* pair = p.pair(k);
   std::string name;
@@ -93,18 +147,20 @@ std::string linear_feature_name(const LinearMemberParams& p, const Vocab& vocab,
 BagFeatures linear_member_features(const LinearMemberParams& p, const Documents& docs,
                                    const std::vector<Index>& indices) {
   std::vector<std::int32_t> tokens;
+  std::vector<std::uint32_t> buckets;
   std::vector<Index> doc_tokens;
   doc_tokens.reserve(indices.size());
   for (Index i : indices) {
     HAN_ASSERT(i >= 0 && static_cast<std::size_t>(i) < docs.size());
     const DocumentView d = docs[static_cast<std::size_t>(i)];
     const std::size_t before = tokens.size();
-    append_features(member_sentences(d, p.text), p, p.words(), tokens);
+    append_features(d, p, p.words(), tokens, buckets, docs.unknown_words() != nullptr);
     doc_tokens.push_back(static_cast<Index>(tokens.size() - before));
   }
-  if (p.idf_stored.empty()) return bag_features(tokens, doc_tokens, p.idf.data());
+  const auto grams = static_cast<std::int32_t>(p.features() - p.gram_count());
+  if (p.idf_stored.empty()) return bag_features(tokens, doc_tokens, p.idf.data(), grams);
   for (std::int32_t f : tokens) p.idf_stored.values(f, 1);  // checks the entries bag_features reads
-  return bag_features(tokens, doc_tokens, p.idf_stored.values(0, 0));
+  return bag_features(tokens, doc_tokens, p.idf_stored.values(0, 0), grams);
 }
 
 Matrix linear_member_logits(const LinearMemberParams& p, const BagFeatures& x) {

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "han/core/error.h"
+#include "han/text/reading.h"
 
 namespace han::serve {
 
@@ -155,6 +156,7 @@ Batcher::Pass Batcher::take() {
 void Batcher::forward(const Pass& pass) {
   Documents docs(pass.model->classifier.vocab.size());
   docs.set_caps(pass.model->classifier.caps());
+  if (keeps_unknown_words(pass.model->classifier.config.model)) docs.keep_unknown_words();
   bool explain = false;
   for (std::size_t b = 0; b < pass.jobs.size(); ++b) {
     const auto [first, count] = pass.parts[b];

@@ -37,7 +37,7 @@ Documents read_split(const std::string& path, const char* split, const Config& c
   const auto start = Clock::now();
   // The labels are the run's (with trainer.init: those it trains, not necessarily its parent's).
   Documents docs = encode_file(path, cfg.data.format, label_options(cfg, true), tokenizer, document_caps(cfg.tokenizer),
-                               vocab, labels, nullptr, "the run's");
+                               vocab, labels, nullptr, "the run's", keeps_unknown_words(cfg.model));
   spdlog::debug("{} data: {} documents read and encoded in {:.2f} s", split, docs.size(), seconds_since(start));
   return docs;
 }
@@ -170,7 +170,7 @@ Corpus read_corpus(const Config& given, const std::vector<std::string>& vector_w
     if (base) adopt_base(corpus, *base, given.tokenizer.max_vocab);
     if (corpus.labels != train.labels) renumber_labels(train, corpus.labels);
     const std::vector<std::int32_t> ids = vocab_ids(train, corpus.vocab);
-    corpus.train = to_documents(std::move(train), kept, ids, corpus.vocab.size());
+    corpus.train = to_documents(std::move(train), kept, ids, corpus.vocab.size(), keeps_unknown_words(given.model));
     corpus.train.set_caps(han_caps);
   }  // the provisional ids are freed before dev and test are read
   const Config cfg = with_corpus_tokenizer(given, corpus);

@@ -26,6 +26,8 @@ Documents::Documents(std::size_t vocab_size) {
 }
 
 Documents::Documents(const std::vector<Document>& docs) : Documents() {
+  for (const Document& d : docs)
+    if (!d.unknown_words.empty()) keep_unknown_words();
   for (const Document& d : docs) push_back(d);
 }
 
@@ -44,6 +46,8 @@ Documents::Documents(const Documents& o)
       mapping_(o.mapping_),
       words_(o.words_),
       answers_(o.answers_),
+      keep_unknown_(o.keep_unknown_),
+      unknown_(o.unknown_),
       shapes_(o.shapes_),
       caps_(o.caps_) {
   if (!mapping_) point_at_owned();
@@ -90,12 +94,29 @@ void Documents::end_document(std::int32_t label, const std::vector<std::int32_t>
   answers_.weights.push_back(weight);
   answers_.label_set_ids.insert(answers_.label_set_ids.end(), label_set.begin(), label_set.end());
   answers_.label_set_starts.push_back(answers_.label_set_ids.size());
+  if (keep_unknown_) unknown_.end_document();
   point_at_owned();
   shapes_.push_back(measure(size() - 1));
 }
 
+void Documents::keep_unknown_words() {
+  HAN_ASSERT(empty());
+  keep_unknown_ = true;
+}
+
+void Documents::add_unknown_word(std::string_view word) {
+  if (keep_unknown_) unknown_.add(word);
+}
+
+void Documents::set_unknown_words(UnknownWords words) {
+  HAN_ASSERT(words.documents() == size());
+  keep_unknown_ = true;
+  unknown_ = std::move(words);
+}
+
 void Documents::push_back(const Document& doc) {
   for (const std::vector<std::int32_t>& s : doc.sentences) add_sentence(s.data(), s.size());
+  for (const std::string& w : doc.unknown_words) add_unknown_word(w);
   end_document(doc.label, doc.label_set, doc.target, doc.weight);
 }
 
@@ -122,6 +143,7 @@ void Documents::truncate(std::size_t n) {
   answers_.label_set_starts.resize(n + 1);
   answers_.label_set_ids.resize(answers_.label_set_starts[n]);
   shapes_.resize(n);
+  unknown_.truncate(n);
   const std::uint64_t sentences = words_.document_starts[n], words = words_.sentence_starts[sentences];
   if (mapping_) {  // the mapped arrays stay; only fewer of them are in use
     words_.sentence_count = sentences;
@@ -155,7 +177,8 @@ DocumentView Documents::operator[](std::size_t i) const {
                       IdRange{answers_.label_set_ids.data() + sets[i], static_cast<std::size_t>(sets[i + 1] - sets[i])},
                       answers_.targets[i], answers_.weights[i],
                       SentenceList(this, first, capped_end(i), static_cast<std::uint64_t>(caps_.words)),
-                      SentenceList(this, first, words_.document_starts[i + 1])};
+                      SentenceList(this, first, words_.document_starts[i + 1]),
+                      keep_unknown_ ? unknown_.of(i) : UnknownWordList()};
 }
 
 void Documents::set_caps(Caps caps) {
@@ -181,7 +204,7 @@ std::size_t Documents::bytes() const {
   const std::size_t width = words_.narrow ? sizeof(std::uint16_t) : sizeof(std::int32_t);
   return words_.word_count * width + (words_.sentence_count + 1 + size() + 1) * sizeof(std::uint64_t) +
          size() * (sizeof(std::int32_t) + 2 * sizeof(float) + sizeof(std::uint64_t)) +
-         answers_.label_set_ids.size() * sizeof(std::int32_t) + shapes_.size() * sizeof(DocumentShape);
+         answers_.label_set_ids.size() * sizeof(std::int32_t) + shapes_.size() * sizeof(DocumentShape) + (keep_unknown_ ? unknown_.bytes() : 0);
 }
 
 }  // namespace han

@@ -91,7 +91,7 @@ void set_answer(Document& doc, const Example& ex, const LabelIndex& labels, bool
     if (const std::int32_t i = index(label); i >= 0) doc.label_set.push_back(i);
 }
 
-Document encode_words(const TokenizedText& text, const Vocab& vocab, std::int32_t label) {
+Document encode_words(const TokenizedText& text, const Vocab& vocab, std::int32_t label, bool keep_unknown) {
   Document doc;
   doc.label = label;
   doc.sentences.reserve(text.size());
@@ -99,7 +99,10 @@ Document encode_words(const TokenizedText& text, const Vocab& vocab, std::int32_
     if (sentence.empty()) continue;
     std::vector<std::int32_t> ids;
     ids.reserve(sentence.size());
-    for (const std::string& w : sentence) ids.push_back(vocab.id(w));
+    for (const std::string& w : sentence) {
+      ids.push_back(vocab.id(w));
+      if (keep_unknown && ids.back() == Vocab::kUnk) doc.unknown_words.push_back(w);
+    }
     doc.sentences.push_back(std::move(ids));
   }
   return doc;
@@ -108,8 +111,8 @@ Document encode_words(const TokenizedText& text, const Vocab& vocab, std::int32_
 namespace {
 
 Document encoded(const Example& example, const Tokenizer& tokenizer, const Vocab& vocab, const LabelIndex& labels,
-                 bool allow_unknown_labels, ExtraLabels* extra = nullptr) {
-  Document doc = encode_words(tokenizer.tokenize(example.text), vocab);
+                 bool allow_unknown_labels, ExtraLabels* extra = nullptr, bool keep_unknown = false) {
+  Document doc = encode_words(tokenizer.tokenize(example.text), vocab, -1, keep_unknown);
   set_answer(doc, example, labels, allow_unknown_labels, extra);
   return doc;
 }
@@ -122,22 +125,24 @@ Document encode(const Example& example, const Tokenizer& tokenizer, const Vocab&
 }
 
 Documents encode_all(const std::vector<Example>& examples, const Tokenizer& tokenizer, Caps caps, const Vocab& vocab,
-                     const std::vector<std::string>& labels) {
+                     const std::vector<std::string>& labels, bool keep_unknown) {
   const LabelIndex index(labels);
   Documents docs(vocab.size());
   docs.set_caps(caps);
-  for (const Example& ex : examples) docs.push_back(encoded(ex, tokenizer, vocab, index, false));
+  if (keep_unknown) docs.keep_unknown_words();
+  for (const Example& ex : examples) docs.push_back(encoded(ex, tokenizer, vocab, index, false, nullptr, keep_unknown));
   return docs;
 }
 
 Documents encode_file(const std::string& path, DataFormat format, const LabelOptions& options,
                       const Tokenizer& tokenizer, Caps caps, const Vocab& vocab, const std::vector<std::string>& labels,
-                      ExtraLabels* extra, const std::string& owner) {
+                      ExtraLabels* extra, const std::string& owner, bool keep_unknown) {
   const LabelIndex index(labels, owner);
   Documents docs(vocab.size());
   docs.set_caps(caps);
+  if (keep_unknown) docs.keep_unknown_words();
   visit_examples(path, format, options,
-                 [&](Example&& ex) { docs.push_back(encoded(ex, tokenizer, vocab, index, false, extra)); });
+                 [&](Example&& ex) { docs.push_back(encoded(ex, tokenizer, vocab, index, false, extra, keep_unknown)); });
   return docs;
 }
 

@@ -12,6 +12,10 @@ bool reads_whole_text(const ModelConfig& model) {
   return model.linear_member && model.linear_text == LinearText::whole;
 }
 
+bool keeps_unknown_words(const ModelConfig& model) {
+  return model.linear_member && model.linear_chars != Switch::off;
+}
+
 TokenizerOptions reading_options(const Config& cfg) {
   TokenizerOptions o = tokenizer_options(cfg.tokenizer);
   if (reads_whole_text(cfg.model)) {

@@ -85,7 +85,8 @@ std::string_view bytes_of(const T* data, std::uint64_t count) {
 std::vector<std::pair<const char*, std::string_view>> split_arrays(const Documents& docs) {
   const WordArrays& w = docs.word_arrays();
   const Answers& a = docs.answers();
-  return {{"words", {static_cast<const char*>(w.words), static_cast<std::size_t>(w.word_count * (w.narrow ? 2 : 4))}},
+  std::vector<std::pair<const char*, std::string_view>> arrays{
+          {"words", {static_cast<const char*>(w.words), static_cast<std::size_t>(w.word_count * (w.narrow ? 2 : 4))}},
           {"sentence_starts", bytes_of(w.sentence_starts, w.sentence_count + 1)},
           {"document_starts", bytes_of(w.document_starts, docs.size() + 1)},
           {"labels", bytes_of(a.labels.data(), a.labels.size())},
@@ -93,6 +94,11 @@ std::vector<std::pair<const char*, std::string_view>> split_arrays(const Documen
           {"weights", bytes_of(a.weights.data(), a.weights.size())},
           {"label_set_starts", bytes_of(a.label_set_starts.data(), a.label_set_starts.size())},
           {"label_set_ids", bytes_of(a.label_set_ids.data(), a.label_set_ids.size())}};
+  if (const UnknownWords* u = docs.unknown_words()) {
+    arrays.emplace_back("unknown_starts", bytes_of(u->starts().data(), u->starts().size()));
+    arrays.emplace_back("unknown_ids", bytes_of(u->ids().data(), u->ids().size()));
+  }
+  return arrays;
 }
 
 }  // namespace
@@ -107,7 +113,8 @@ std::uint64_t corpus_fingerprint(const Config& cfg, const std::vector<std::strin
                {"label_separator", cfg.data.label_separator},
                {"target_key", cfg.data.target_key},
                {"vector_words", words_hash(vector_words)},
-               {"whole_text", reads_whole_text(cfg.model)}};
+               {"whole_text", reads_whole_text(cfg.model)},
+               {"unknown_words", keeps_unknown_words(cfg.model)}};
   if (base) what["base"] = {words_hash(base->words), words_hash(base->labels), base->extend_vocab};
   for (const auto& [key, path] : {std::pair{"data.train", &cfg.data.train}, {"data.dev", &cfg.data.dev}, {"data.test", &cfg.data.test}}) {
     if (path->empty()) continue;
@@ -131,6 +138,10 @@ json place_split(const Documents& docs, std::size_t& offset, std::vector<std::st
   const WordArrays& w = docs.word_arrays();
   json split = {{"documents", docs.size()}, {"narrow", w.narrow}, {"word_count", w.word_count},
                 {"sentence_count", w.sentence_count}, {"label_set_ids", docs.answers().label_set_ids.size()}};
+  if (const UnknownWords* u = docs.unknown_words()) {
+    split["unknown_words"] = u->distinct();
+    split["unknown_count"] = u->ids().size();
+  }
   for (const auto& [name, bytes] : split_arrays(docs)) {
     split["arrays"][name] = {offset, bytes.size()};
     parts.push_back(bytes);
@@ -265,6 +276,22 @@ std::uint64_t count(const json& split, const char* key, std::string_view data) {
   return n;
 }
 
+// The split's kept unknown words (text/unknown_words.h), copied.
+UnknownWords read_unknown_words(const json& split, const SplitReader& r, std::uint64_t n, std::string_view data) {
+  const std::uint64_t entries = count(split, "unknown_count", data);
+  std::vector<std::uint64_t> starts = copied(r.array<std::uint64_t>("unknown_starts", n + 1), n + 1);
+  check_starts(starts.data(), n, entries, "unknown word starts");
+  const json& distinct = split.at("unknown_words");
+  if (!distinct.is_array() || !std::all_of(distinct.begin(), distinct.end(), [](const json& w) { return w.is_string(); }))
+    throw Unusable{"its unknown words are not a list of words"};
+  try {
+    return UnknownWords::from_arrays(std::move(starts), copied(r.array<std::uint32_t>("unknown_ids", entries), entries),
+                                     distinct.get<std::vector<std::string>>(), "token cache");
+  } catch (const Error& e) {
+    throw Unusable{e.what()};
+  }
+}
+
 Documents read_split(const json& split, std::string_view data, const Corpus& corpus,
                      const std::shared_ptr<const MappedFile>& file) {
   const SplitReader r(split, data);
@@ -280,8 +307,10 @@ Documents read_split(const json& split, std::string_view data, const Corpus& cor
   check_starts(w.sentence_starts, sentences, words, "sentence starts", /*allow_empty=*/false);
   check_starts(w.document_starts, n, sentences, "document starts");
   check_ids(w, corpus.vocab.size());
-  return Documents(w, read_answers(r, n, count(split, "label_set_ids", data), corpus.labels.size()), file,
-                   Caps{corpus.max_sentences, corpus.max_words});
+  Documents docs(w, read_answers(r, n, count(split, "label_set_ids", data), corpus.labels.size()), file,
+                 Caps{corpus.max_sentences, corpus.max_words});
+  if (split.contains("unknown_words")) docs.set_unknown_words(read_unknown_words(split, r, n, data));
+  return docs;
 }
 
 // The header of a mapped cache after its preamble and checksum are checked.

@@ -6,6 +6,7 @@
 #include "han/core/error.h"
 #include "han/core/malloc_tuning.h"
 #include "han/text/encoding.h"
+#include "han/text/vocab.h"
 
 namespace han {
 namespace {
@@ -115,8 +116,9 @@ std::vector<std::int64_t> kept_counts(const TrainingText& text, Caps kept) {
 }
 
 Documents to_documents(TrainingText&& text, Caps kept, const std::vector<std::int32_t>& to_vocab,
-                       std::size_t vocab_size) {
+                       std::size_t vocab_size, bool keep_unknown) {
   Documents docs(vocab_size);
+  if (keep_unknown) docs.keep_unknown_words();
   std::uint64_t words = 0, sentences = 0;
   for_each_kept(
       text, kept, [&](const std::int32_t*, std::uint64_t n) { words += n, ++sentences; },
@@ -133,7 +135,10 @@ Documents to_documents(TrainingText&& text, Caps kept, const std::vector<std::in
       text, kept,
       [&](const std::int32_t* ids, std::uint64_t n) {
         mapped.resize(n);
-        for (std::uint64_t i = 0; i < n; ++i) mapped[i] = to_vocab[ids[i]];
+        for (std::uint64_t i = 0; i < n; ++i) {
+          mapped[i] = to_vocab[ids[i]];
+          if (keep_unknown && mapped[i] == Vocab::kUnk) docs.add_unknown_word(text.words[ids[i]]);
+        }
         docs.add_sentence(mapped.data(), mapped.size());
         const auto done = static_cast<std::uint64_t>(ids - text.ids.data());
         if (done >= released + kReleaseStep) {

@@ -9,6 +9,7 @@
 #include "han/core/error.h"
 #include "han/core/config_enums.h"
 #include "han/nn/model.h"
+#include "han/text/reading.h"
 #include "han/text/target_scale.h"
 
 namespace han {
@@ -105,6 +106,11 @@ const LinearMemberParams* continued_linear_member(const Classifier* parent, cons
   if (!parent || !parent->linear_member()) return nullptr;
   if (!keeps_output_layer(*parent, cfg.model.task, labels)) {
     spdlog::info("linear member: the parent's answers other labels or another task: this run's starts afresh");
+    return nullptr;
+  }
+  if (parent->linear.gram_count() > 0 && !keeps_unknown_words(cfg.model)) {  // its n-grams read what is not read
+    spdlog::info("linear member: the parent's reads character n-grams and model.linear_chars is false: this run's "
+                 "starts afresh");
     return nullptr;
   }
   spdlog::info("linear member: continues the parent's (trainer.init): its weights, trained further on this run's data");

@@ -125,6 +125,7 @@ nlohmann::json LinearMemberResult::to_json() const {
     j["epochs"] = epochs;
   }
   j["pairs"] = params.pairs.cols();
+  j["char_grams"] = params.gram_count();
   j["dev_loss"] = std::isfinite(dev_loss) ? nlohmann::json(dev_loss) : nlohmann::json();
   j["weight"] = weight == kAutoReal ? nlohmann::json() : nlohmann::json(weight);
   return j;
@@ -137,7 +138,8 @@ nlohmann::json LinearMemberResult::summary_json() const {
 }
 
 void log_linear_member(const LinearMemberResult& r) {
-  const std::string pairs = r.params.pairs.cols() ? fmt::format(" and {} word pairs", r.params.pairs.cols()) : "";
+  std::string pairs = r.params.pairs.cols() ? fmt::format(", {} word pairs", r.params.pairs.cols()) : "";
+  if (r.params.gram_count()) pairs += fmt::format(", {} character n-grams", r.params.gram_count());
   if (r.solver == LinearSolver::liblinear) {
     spdlog::info("linear member: {} words{}, fitted by LIBLINEAR at C {}{}, {:.1f}s", r.params.words(), pairs, r.c,
                  std::isfinite(r.dev_loss) ? fmt::format("{}, dev loss {:.4f}", r.c_on_dev ? " (chosen on dev)" : "", r.dev_loss) : "",
@@ -167,17 +169,19 @@ Config without_linear_member(Config cfg) {
 
 namespace {
 
-// Where SGD starts for a member continued from `from`: its pairs, weights and idf, with
-// zeros and this data's idf for the words appended to the vocabulary since.
-LinearMemberParams continued_member(const LinearMemberParams& from, const Documents& train, Index vocab_size,
+// Where SGD starts for a member continued from `from`: its pairs, n-grams, weights and
+// idf, with zeros and this data's idf for the words appended to the vocabulary since.
+LinearMemberParams continued_member(const LinearMemberParams& from, const Documents& train, const Vocab& vocab,
                                     LinearText text) {
-  LinearMemberParams p = linear_member_init(train, vocab_size, from.W.rows(), from.pairs, text);
-  const Index old_words = from.words(), pairs = from.pairs.cols();
+  const Index vocab_size = static_cast<Index>(vocab.size());
+  LinearMemberParams p = linear_member_init(train, vocab_size, from.W.rows(), from.pairs, text,
+                                            char_grams_of_words(vocab, from.grams.buckets));
+  const Index old_words = from.words(), tail = from.pair_count() + from.gram_count();
   HAN_ASSERT(old_words <= vocab_size);
   p.W.leftCols(old_words) = from.W.leftCols(old_words);
-  p.W.rightCols(pairs) = from.W.rightCols(pairs);
+  p.W.rightCols(tail) = from.W.rightCols(tail);
   p.idf.topRows(old_words) = from.idf.topRows(old_words);
-  p.idf.bottomRows(pairs) = from.idf.bottomRows(pairs);
+  p.idf.bottomRows(tail) = from.idf.bottomRows(tail);
   p.b = from.b;
   return p;
 }
@@ -187,27 +191,46 @@ bool equal_weights(const Documents& docs) {
   return std::all_of(w.begin(), w.end(), [&](float x) { return x == w.front(); });
 }
 
+// A member fitted from zeros over the words, their pairs and, when `chars`, their
+// character n-grams.
+LinearMemberResult fitted_member(const Config& cfg, const Corpus& corpus, const OutputHead& head, const Matrix& pairs,
+                                 bool chars) {
+  const LinearText text = cfg.model.linear_text;
+  const Index outputs = head_outputs(head.task, corpus.labels.size());
+  LinearMemberParams p =
+      linear_member_init(corpus.train, static_cast<Index>(corpus.vocab.size()), outputs, pairs, text,
+                         linear_member_grams(corpus.train, corpus.vocab, outputs, pairs.cols(), chars, text));
+  if (head.task == Task::multilabel) start_at_label_rates(p.b, label_rates(corpus));
+  if (equal_weights(corpus.train)) return fit_linear_member(cfg, corpus, head, std::move(p));
+  spdlog::info("linear member: the training documents weigh differently, which LIBLINEAR cannot weigh: SGD fits it");
+  return train_by_sgd(cfg, corpus, head, std::move(p));
+}
+
+// model.linear_chars: auto fits the member with and without character n-grams and keeps
+// the one of lower dev loss (with them, without a dev set).
+LinearMemberResult fresh_linear_member(const Config& cfg, const Corpus& corpus, const OutputHead& head) {
+  const Index outputs = head_outputs(head.task, corpus.labels.size());
+  const Matrix pairs = linear_member_pairs(corpus.train, outputs, cfg.model.linear_ngrams, cfg.model.linear_text);
+  const Switch chars = cfg.model.linear_chars;
+  if (chars != Switch::auto_ || corpus.dev.empty()) return fitted_member(cfg, corpus, head, pairs, chars != Switch::off);
+  LinearMemberResult with = fitted_member(cfg, corpus, head, pairs, true);
+  LinearMemberResult without = fitted_member(cfg, corpus, head, pairs, false);
+  const bool keep = with.params.gram_count() > 0 && with.dev_loss < without.dev_loss;
+  spdlog::info("linear member: character n-grams {} (linear_chars auto: dev loss {:.4f} with {} of them, {:.4f} without)",
+               keep ? "kept" : "left out", with.dev_loss, with.params.gram_count(), without.dev_loss);
+  return keep ? std::move(with) : std::move(without);
+}
+
 }  // namespace
 
 LinearMemberResult train_linear_member(const Config& cfg, const Corpus& corpus, const OutputHead& head,
                                        const LinearMemberParams* from) {
   const auto start = std::chrono::steady_clock::now();
-  const Index vocab_size = static_cast<Index>(corpus.vocab.size());
-  const Index outputs = head_outputs(head.task, corpus.labels.size());
   LinearMemberResult r;
   if (from) {
-    r = train_by_sgd(cfg, corpus, head, continued_member(*from, corpus.train, vocab_size, cfg.model.linear_text));
+    r = train_by_sgd(cfg, corpus, head, continued_member(*from, corpus.train, corpus.vocab, cfg.model.linear_text));
   } else {
-    const LinearText text = cfg.model.linear_text;
-    LinearMemberParams p = linear_member_init(corpus.train, vocab_size, outputs,
-                                              linear_member_pairs(corpus.train, outputs, cfg.model.linear_ngrams, text), text);
-    if (head.task == Task::multilabel) start_at_label_rates(p.b, label_rates(corpus));
-    if (equal_weights(corpus.train)) {
-      r = fit_linear_member(cfg, corpus, head, std::move(p));
-    } else {
-      spdlog::info("linear member: the training documents weigh differently, which LIBLINEAR cannot weigh: SGD fits it");
-      r = train_by_sgd(cfg, corpus, head, std::move(p));
-    }
+    r = fresh_linear_member(cfg, corpus, head);
   }
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return r;

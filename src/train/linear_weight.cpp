@@ -85,6 +85,7 @@ void attach_linear_member(Classifier& c, const LinearMemberResult& linear) {
   HAN_ASSERT(c.linear.empty() && !linear.params.empty() && linear.weight != kAutoReal);
   c.config.model.linear_member = true;
   c.config.model.linear_weight = linear.weight;
+  c.config.model.linear_chars = linear.params.gram_count() > 0 ? Switch::on : Switch::off;
   c.linear = linear.params;
 }
 

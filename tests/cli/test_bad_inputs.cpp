@@ -229,7 +229,7 @@ std::string sealed_cache(const std::string& preamble, std::string header, const 
 }
 
 // A valid cache edited as "edit" says: "none", "empty", "cut" (half of it), "flip" (a data
-// byte, not resealed), "version" (3), "magic", "word_id" (the first training word past the
+// byte, not resealed), "version" (9), "magic", "word_id" (the first training word past the
 // vocabulary), "documents" (a count past the file), "header_junk" (not JSON); the last
 // three resealed, so the checks behind the checksum are reached.
 std::string edited_cache(const json& g, const fs::path& tmp) {
@@ -242,7 +242,7 @@ std::string edited_cache(const json& g, const fs::path& tmp) {
   if (edit == "empty") b.clear();
   if (edit == "cut") b.resize(b.size() / 2);
   if (edit == "flip") b[kCachePreamble + length] ^= 0x01;
-  if (edit == "version") b[8] = 3;
+  if (edit == "version") b[8] = 9;
   if (edit == "magic") b[6] = 'X';
   json h = json::parse(header);
   if (edit == "word_id") {

@@ -432,15 +432,17 @@ TEST_CASE("a model stored without tokenizer.version keeps the tokenizer rules it
   han::save_model_file(old_model, m.header, m.tensors);
   CHECK(json::parse(run(han_cmd("info --json --model " + old_model)).out)["config"]["tokenizer"]["version"] == 1);
   CHECK(json::parse(run(han_cmd("info --json --model " + f.model)).out)["config"]["tokenizer"]["version"] == han::kTokenizerVersion);
-  // Fullwidth letters are the ASCII words under the Unicode rules, unknown words under the old ones.
+  // Fullwidth letters are the ASCII words under the Unicode rules, other (unknown) words under
+  // the old ones.
   const std::string input = "\uFF27\uFF32\uFF25\uFF21\uFF34 \uFF2D\uFF2F\uFF36\uFF29\uFF25\ngreat movie\nqqqqq zzzzz\n";
   const auto now = lines_of(run(han_cmd("predict --model " + f.model), input).out);
   const auto before = lines_of(run(han_cmd("predict --model " + old_model), input).out);
   REQUIRE(now.size() == 3);
   REQUIRE(before.size() == 3);
   CHECK(now[0] == now[1]);
-  CHECK(before[0] == before[2]);
   CHECK(before[0] != before[1]);
+  CHECK(before[0] != now[0]);
+  CHECK(before[1] == now[1]);  // ASCII reads alike under both
 }
 
 TEST_CASE("a model trained with tokenizer.version 2 still ends a sentence at Mr. and a version 3 model does not",

@@ -30,11 +30,12 @@ std::string train_args(const TempDir& dir, const std::string& out, const std::st
 }
 
 // The run's summary line (stdout), after checking it succeeded.
-json train_ok(const std::string& args) {
+json member_train_ok(const std::string& args) {
   const RunResult r = run(han_cmd(args));
   INFO(args << "\n" << r.err);
   REQUIRE(r.exit_code == 0);
-  CHECK_THAT(r.err, Catch::Contains("word pairs, fitted by LIBLINEAR at C "));
+  CHECK_THAT(r.err, Catch::Contains(" word pairs, "));
+  CHECK_THAT(r.err, Catch::Contains(", fitted by LIBLINEAR at C "));
   CHECK_THAT(r.err, Catch::Contains("linear member weight: "));
   return json::parse(r.out);
 }
@@ -52,7 +53,7 @@ double leaning(const han::Classifier& c, const std::string& word, const std::str
 TEST_CASE("model.linear_member: han train adds the member to a single model, and predict, eval and info use it",
           "[cli][linear_member]") {
   const TempDir dir;
-  const json summary = train_ok(train_args(dir, dir.file("run"), ""));
+  const json summary = member_train_ok(train_args(dir, dir.file("run"), ""));
   REQUIRE(summary.contains("linear_member"));
   const json& member = summary["linear_member"];
   CHECK(member["solver"] == "liblinear");
@@ -69,7 +70,10 @@ TEST_CASE("model.linear_member: han train adds the member to a single model, and
   CHECK(model.config.model.linear_member);
   CHECK(model.config.model.linear_weight == Approx(weight));
   REQUIRE(model.linear_member() != nullptr);
-  const han::Index features = static_cast<han::Index>(model.vocab.size()) + member["pairs"].get<han::Index>();
+  const han::Index features = static_cast<han::Index>(model.vocab.size()) + member["pairs"].get<han::Index>() +
+                              member["char_grams"].get<han::Index>();
+  CHECK(model.linear.gram_count() == member["char_grams"].get<han::Index>());
+  CHECK(model.config.model.linear_chars == (model.linear.gram_count() > 0 ? han::Switch::on : han::Switch::off));
   CHECK(model.linear.W.cols() == features);
   CHECK(model.linear.idf.rows() == features);
   CHECK(leaning(model, "worst", "neg") > 0.5);
@@ -86,7 +90,7 @@ TEST_CASE("model.linear_member: han train adds the member to a single model, and
   // The training record read as words: the HAN's best epoch, said to be the HAN's, and the
   // member's own row.
   CHECK_THAT(info.out, Catch::Matches("(.|\\n)*\\ntrained +best epoch [0-9]+, dev accuracy [0-9.]+, dev macro-F1 [0-9.]+ \\(the HAN alone\\)\\n(.|\\n)*"));
-  CHECK_THAT(info.out, Catch::Matches("(.|\\n)*\\nlinear member +LIBLINEAR, C [0-9.]+, [0-9]+ word pairs, dev loss [0-9.]+, weight " +
+  CHECK_THAT(info.out, Catch::Matches("(.|\\n)*\\nlinear member +LIBLINEAR, C [0-9.]+, [0-9]+ word pairs(, [0-9]+ character n-grams)?, dev loss [0-9.]+, weight " +
                                       han::format_fixed(weight, 2) + "\\n(.|\\n)*"));
   // And the dev scores of the model as it answers: the train summary's, the blend's.
   CHECK_THAT(info.out, Catch::Contains("\ndev, as it answers   dev accuracy " +
@@ -124,7 +128,7 @@ TEST_CASE("model.linear_member: han train adds the member to a single model, and
 TEST_CASE("model.linear_member in an ensemble: one member for the ensemble, none in its HAN members",
           "[cli][linear_member][ensemble]") {
   const TempDir dir;
-  const json summary = train_ok(train_args(dir, dir.file("run"), " --set trainer.ensemble=2"));
+  const json summary = member_train_ok(train_args(dir, dir.file("run"), " --set trainer.ensemble=2"));
   CHECK(summary["linear_member"]["solver"] == "liblinear");
   REQUIRE(summary["members"].size() == 2);
   const han::Classifier model = han::load_classifier(dir.file("run/model.han"));
@@ -182,7 +186,8 @@ TEST_CASE("a run folder from before the member was the default resumes without o
 namespace {
 
 // Documents whose label shows only in their third sentence ("alpha" or "beta"), after two
-// sentences of filler words that both labels share.
+// sentences of filler words that both labels share: documents 2k and 2k + 1 have the same
+// filler and opposite labels.
 std::string cue_after_caps_data(int documents, unsigned seed) {
   const std::vector<std::string> filler = {"the", "a", "house", "tree", "river", "stone", "cloud", "road", "lamp", "door"};
   std::string out;
@@ -190,7 +195,7 @@ std::string cue_after_caps_data(int documents, unsigned seed) {
     const bool alpha = (i + seed) % 2 == 0;
     std::string text;
     for (int s = 0; s < 2; ++s) {
-      for (int w = 0; w < 6; ++w) text += filler[(i * 7 + s * 3 + w * (seed + 5)) % filler.size()] + " ";
+      for (int w = 0; w < 6; ++w) text += filler[((i / 2) * 7 + s * 3 + w * (seed + 5)) % filler.size()] + " ";
       text += ". ";
     }
     text += std::string(alpha ? "alpha" : "beta") + " sits here .";
@@ -242,4 +247,45 @@ TEST_CASE("model.linear_text: the linear member reads the whole document, the HA
   CHECK(han::load_model_file(dir.file("whole/model.han")).header["config"]["model"]["linear_text"] == "whole");
   CHECK_FALSE(han::load_model_file(dir.file("caps/model.han")).header["config"]["model"].contains("linear_text"));
   CHECK(han::load_classifier(dir.file("caps/model.han")).config.model.linear_text == han::LinearText::caps);
+}
+
+TEST_CASE("model.linear_chars: the member weighs an unseen word by its character n-grams, and auto says what it chose",
+          "[cli][linear_member][char_grams]") {
+  const TempDir dir;
+  const RunResult chars = run(han_cmd(train_args(dir, dir.file("chars"), " --set model.linear_chars=true --set model.linear_weight=1")));
+  INFO(chars.err);
+  REQUIRE(chars.exit_code == 0);
+  const json member = json::parse(chars.out)["linear_member"];
+  CHECK(member["char_grams"].get<int>() > 1000);
+  const RunResult words = run(han_cmd(train_args(dir, dir.file("words"), " --set model.linear_chars=false --set model.linear_weight=1")));
+  INFO(words.err);
+  REQUIRE(words.exit_code == 0);
+  CHECK(json::parse(words.out)["linear_member"]["char_grams"] == 0);
+  const han::Classifier without = han::load_classifier(dir.file("words/model.han"));
+  CHECK(without.config.model.linear_chars == han::Switch::off);
+  CHECK(without.linear.gram_count() == 0);
+
+  // Words the training data never shows, made of parts that it does: only the n-grams reach them.
+  const std::string doc = "{\"text\": \"Horribleness. Awfulish and boringest, the worstest.\"}\n";
+  for (const char* word : {"horribleness", "awfulish", "boringest", "worstest"})
+    REQUIRE(without.vocab.id(word) == han::Vocab::kUnk);
+  const auto member_neg = [&](const std::string& model) {
+    const RunResult r = run(han_cmd("predict --format json --explain --model " + model), doc);
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    const json row = json::parse(r.out);
+    const double p = row["linear_member"]["member_probability"].get<double>();
+    return row["linear_member"]["label"] == "neg" ? p : 1 - p;
+  };
+  CHECK(member_neg(dir.file("chars")) > member_neg(dir.file("words")) + 0.1);
+  CHECK(member_neg(dir.file("chars")) > 0.6);
+
+  // auto: fitted both ways, the one of lower dev loss kept, and the log says which.
+  const RunResult chosen = run(han_cmd(train_args(dir, dir.file("auto"), "")));
+  INFO(chosen.err);
+  REQUIRE(chosen.exit_code == 0);
+  CHECK_THAT(chosen.err, Catch::Matches("(.|\\n)*linear member: character n-grams (kept|left out) \\(linear_chars auto: "
+                                        "dev loss [0-9.]+ with [0-9]+ of them, [0-9.]+ without\\)(.|\\n)*"));
+  const han::Classifier chose = han::load_classifier(dir.file("auto/model.han"));
+  CHECK(chose.config.model.linear_chars != han::Switch::auto_);  // a model holds what was chosen
 }

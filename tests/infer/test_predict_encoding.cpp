@@ -8,6 +8,7 @@
 #include "han/infer/predictor.h"
 #include "han/text/dataset.h"
 #include "han/text/encoding.h"
+#include "han/text/reading.h"
 #include "support/run.h"
 
 using namespace han;
@@ -57,7 +58,8 @@ TEST_CASE("predict answers what the library answers for the documents eval reads
 
   const Classifier c = load_classifier(model);
   const Documents docs =
-      encode_all(read_examples(dev_path, DataFormat::jsonl, true), c.tokenizer(), c.caps(), c.vocab, c.labels);
+      encode_all(read_examples(dev_path, DataFormat::jsonl, true), c.tokenizer(), c.caps(), c.vocab, c.labels,
+                 keeps_unknown_words(c.config.model));
   REQUIRE(c.linear_member() != nullptr);  // the default: the HAN and its linear member together
   const Matrix probs = Predictor(c.members(), c.config.model, 1, c.head, c.weighted_linear_member()).predict(docs, 64);
   for (std::size_t i = 0; i < docs.size(); ++i) {

@@ -9,14 +9,14 @@
 using namespace han;
 
 namespace {
-const auto doc = han::test::labelled_doc;
+const auto pairs_doc = han::test::labelled_doc;
 }
 
 TEST_CASE("word pairs: adjacent in a sentence, held by two documents, sorted, the most held kept first",
           "[linear_member][word_pairs]") {
   // (2, 3) in three documents, (4, 5) in two, (3, 4) in one, (5, 2) only across a sentence end.
-  const Documents train(std::vector<Document>{doc(0, {{2, 3, 4}, {5}}), doc(1, {{2, 3}, {4, 5}}),
-                                              doc(0, {{4, 5, 2, 3}, {2, 3}}), doc(1, {{5}, {2}})});
+  const Documents train(std::vector<Document>{pairs_doc(0, {{2, 3, 4}, {5}}), pairs_doc(1, {{2, 3}, {4, 5}}),
+                                              pairs_doc(0, {{4, 5, 2, 3}, {2, 3}}), pairs_doc(1, {{5}, {2}})});
   const Matrix pairs = count_word_pairs(train, 10);
   REQUIRE(pairs.cols() == 2);
   CHECK(pairs.col(0) == (Matrix(2, 1) << 2, 3).finished());
@@ -36,7 +36,7 @@ TEST_CASE("word pairs: adjacent in a sentence, held by two documents, sorted, th
 
 TEST_CASE("word pairs as features: after the words, with their idf, named by their two words",
           "[linear_member][word_pairs]") {
-  const Documents train(std::vector<Document>{doc(0, {{2, 3, 4}}), doc(1, {{2, 3}, {4}})});
+  const Documents train(std::vector<Document>{pairs_doc(0, {{2, 3, 4}}), pairs_doc(1, {{2, 3}, {4}})});
   const LinearMemberParams p = linear_member_init(train, 5, 2, linear_member_pairs(train, 2, 2));
   REQUIRE(p.pairs.cols() == 1);
   REQUIRE(p.W.cols() == 6);

@@ -27,6 +27,8 @@ void check_same_documents(const Documents& a, const Documents& b) {
     CHECK(a[i].weight == b[i].weight);
     CHECK(a[i].target == b[i].target);
     CHECK(a[i].sentences.ids() == b[i].sentences.ids());
+    REQUIRE(a[i].unknown.size() == b[i].unknown.size());
+    for (std::size_t k = 0; k < a[i].unknown.size(); ++k) CHECK(a[i].unknown[k] == b[i].unknown[k]);
   }
 }
 
@@ -47,6 +49,10 @@ TEST_CASE("token cache: the mapped corpus is the corpus read from the text", "[t
   cfg.tokenizer.min_count = kAutoMinCount;
   const Corpus written = load_corpus(cfg);  // writes the cache
   REQUIRE(written.min_count >= 1);
+  // The linear member's character n-grams read the words the vocabulary lacks: kept, and cached.
+  REQUIRE(written.train.unknown_words() != nullptr);
+  REQUIRE(written.dev.unknown_words() != nullptr);
+  REQUIRE(!written.train.unknown_words()->ids().empty());
   REQUIRE(std::filesystem::exists(cfg.data.cache));
   const std::optional<Corpus> mapped = read_token_cache(cfg.data.cache, corpus_fingerprint(cfg, {}, nullptr));
   REQUIRE(mapped);

@@ -27,7 +27,7 @@ using namespace han;
 
 namespace {
 
-ModelConfig small_config() {
+ModelConfig small_model_config() {
   ModelConfig cfg;
   cfg.embedding_dim = 5;
   cfg.word_hidden = 3;
@@ -55,7 +55,7 @@ DropoutPlan every_dropout() {
 }
 
 struct Fixture {
-  ModelConfig cfg = small_config();
+  ModelConfig cfg = small_model_config();
   Documents docs{labelled_documents()};
   std::vector<Index> batch{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11};
   HanParams params;

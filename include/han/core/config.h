@@ -63,6 +63,9 @@ struct ModelConfig {
   // it lifts short texts most. A stored config without the key means off.
   bool linear_member;
   int linear_ngrams;  // the linear member's features: 1 words, 2 words and word pairs
+  // Its words' character n-grams as features too (nn/char_grams.h); auto: kept when they
+  // lower the member's dev loss. A model file holds true or false.
+  Switch linear_chars;
   LinearText linear_text;  // what it reads: the whole document, or the HAN's caps of it
   double linear_c;    // its inverse regularisation; kAutoReal: chosen on dev
   // The linear member's share of the average; kAutoReal: chosen on dev (train/linear_weight.h).

@@ -13,6 +13,7 @@
 
 #include "han/core/config_enums.h"
 #include "han/core/types.h"
+#include "han/nn/member_words.h"
 #include "han/text/documents.h"
 
 namespace han {
@@ -23,12 +24,6 @@ constexpr int kMinPairDocuments = 2;
 // the most documents are kept.
 constexpr std::size_t kMaxWordPairs = std::size_t{1} << 22;
 constexpr std::size_t kMaxLinearWeights = std::size_t{1} << 26;
-
-// The sentences of d the linear member reads (model.linear_text): all of them, or the
-// HAN's view within the caps.
-inline SentenceList member_sentences(const DocumentView& d, LinearText text) {
-  return text == LinearText::whole ? d.whole : d.sentences;
-}
 
 // The pairs of `train` (read as `text` says) held by at least kMinPairDocuments documents,
 // at most `max_pairs` of them, as a sorted (2, K) tensor.

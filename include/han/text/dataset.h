@@ -90,6 +90,7 @@ struct Document {
   float target = 0;                      // regression
   float weight = 1;                      // in the training loss
   std::vector<std::vector<std::int32_t>> sentences;  // word ids, no PAD inside
+  std::vector<std::string> unknown_words;  // the words read as <unk>, in order (when kept)
   std::int64_t tokens() const;
 };
 

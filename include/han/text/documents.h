@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "han/text/dataset.h"
+#include "han/text/unknown_words.h"
 
 namespace han {
 
@@ -121,6 +122,7 @@ struct DocumentView {
   float weight = 1;
   SentenceList sentences;  // within the list's caps: what the HAN reads
   SentenceList whole;      // every sentence and word
+  UnknownWordList unknown;  // its words read as <unk>, when the list keeps them (in reading order)
   std::int64_t tokens() const;  // within the caps
 };
 
@@ -183,6 +185,16 @@ class Documents {
   void push_back(const Document& doc);
   // Appends sentences of already-mapped ids (each id < the vocabulary size given).
   void add_sentence(const std::int32_t* ids, std::size_t count);
+  // From now on, keeps each document's words that read as <unk> (text/unknown_words.h);
+  // only on an empty list. Appending then gives them: add_unknown_word, Document::unknown_words.
+  void keep_unknown_words();
+  bool keeps_unknown_words() const { return keep_unknown_; }
+  // A word of the document being added that reads as <unk>, in reading order.
+  void add_unknown_word(std::string_view word);
+  // The kept unknown words of every document (null when not kept), and setting them (a
+  // token cache's, for as many documents as the list holds).
+  const UnknownWords* unknown_words() const { return keep_unknown_ ? &unknown_ : nullptr; }
+  void set_unknown_words(UnknownWords words);
   // Closes the document whose sentences were added since the last one, with its answers.
   void end_document(std::int32_t label, const std::vector<std::int32_t>& label_set, float target, float weight);
 
@@ -224,6 +236,8 @@ class Documents {
   std::shared_ptr<const void> mapping_;  // non-null when the word arrays are borrowed
   WordArrays words_;
   Answers answers_;
+  bool keep_unknown_ = false;
+  UnknownWords unknown_;
   std::vector<DocumentShape> shapes_;  // one per document, owned even when the words are mapped
   Caps caps_;
 };

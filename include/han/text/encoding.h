@@ -62,21 +62,24 @@ void set_answer(Document& doc, const Example& example, const LabelIndex& labels,
                 ExtraLabels* extra = nullptr);
 
 // Maps tokenized text to word ids (for callers that keep the words, e.g. to show
-// attention); label -1 = unknown.
-Document encode_words(const TokenizedText& text, const Vocab& vocab, std::int32_t label = -1);
+// attention); label -1 = unknown. `keep_unknown`: the words read as <unk> are kept in
+// Document::unknown_words (text/reading.h's keeps_unknown_words).
+Document encode_words(const TokenizedText& text, const Vocab& vocab, std::int32_t label = -1, bool keep_unknown = false);
 
 // Tokenizes and maps to ids, answers as set_answer.
 Document encode(const Example& example, const Tokenizer& tokenizer, const Vocab& vocab,
                 const std::vector<std::string>& labels, bool allow_unknown_labels = false);
-// The documents of `examples` (read by `tokenizer`), the HAN's view within `caps`.
+// The documents of `examples` (read by `tokenizer`), the HAN's view within `caps`;
+// `keep_unknown` as encode_words'.
 Documents encode_all(const std::vector<Example>& examples, const Tokenizer& tokenizer, Caps caps,
-                     const Vocab& vocab, const std::vector<std::string>& labels);
+                     const Vocab& vocab, const std::vector<std::string>& labels, bool keep_unknown = false);
 
 // Reads, tokenizes and encodes a data file one example at a time: memory holds the
 // documents' ids, never the text; the HAN's view is within `caps`. A label outside `labels`
 // is an error naming them as `owner`'s (LabelIndex), unless `extra` counts it.
+// `keep_unknown` as encode_words'.
 Documents encode_file(const std::string& path, DataFormat format, const LabelOptions& options,
                       const Tokenizer& tokenizer, Caps caps, const Vocab& vocab, const std::vector<std::string>& labels,
-                      ExtraLabels* extra = nullptr, const std::string& owner = "the model's");
+                      ExtraLabels* extra = nullptr, const std::string& owner = "the model's", bool keep_unknown = false);
 
 }  // namespace han

@@ -16,6 +16,9 @@ constexpr int kMaxWholeTextWords = 1 << 17;
 
 // Whether a model of `model` keeps every word of a document (for its linear member).
 bool reads_whole_text(const ModelConfig& model);
+// Whether documents read for a model of `model` keep their words that read as <unk> (its
+// linear member's character n-grams read them: model.linear_chars).
+bool keeps_unknown_words(const ModelConfig& model);
 // The tokenizer options for reading documents for a model of `cfg` (caps never "auto").
 TokenizerOptions reading_options(const Config& cfg);
 // The caps of the HAN's view of the documents (never "auto").

@@ -18,7 +18,7 @@
 
 namespace han {
 
-constexpr std::uint32_t kTokenCacheVersion = 2;  // 2: the header holds min_count
+constexpr std::uint32_t kTokenCacheVersion = 3;  // 2: the header holds min_count; 3: unknown words
 // Where the JSON header starts: after the magic (8 bytes), the version, the 0 and the
 // header length (a u64 at offset 16).
 constexpr std::size_t kTokenCacheHeaderStart = 24;

@@ -41,8 +41,9 @@ DocumentShapes shapes(const TrainingText& text);
 std::vector<std::int64_t> kept_counts(const TrainingText& text, Caps kept);
 
 // The documents within `kept` (Caps{}: all of each), each provisional id replaced by
-// to_vocab[id]. The text is used up (its memory given back as it is read).
+// to_vocab[id]. The text is used up (its memory given back as it is read). `keep_unknown`:
+// the documents keep their words that read as <unk> (Documents::keep_unknown_words).
 Documents to_documents(TrainingText&& text, Caps kept, const std::vector<std::int32_t>& to_vocab,
-                       std::size_t vocab_size);
+                       std::size_t vocab_size, bool keep_unknown = false);
 
 }  // namespace han

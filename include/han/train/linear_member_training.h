@@ -35,7 +35,7 @@ struct LinearMemberResult {
   double dev_loss = std::numeric_limits<double>::quiet_NaN();  // mean, at the best epoch
   double seconds = 0;
   double weight = kAutoReal;  // its share of the average, once settled (train/linear_weight.h)
-  // {"solver", "C" or "best_epoch" and "epochs", "pairs", "dev_loss" (null without dev),
+  // {"solver", "C" or "best_epoch" and "epochs", "pairs", "char_grams", "dev_loss" (null without dev),
   // "weight"}: in the model header,
   // which holds no timing so that the same training writes the same file (a resumed run too).
   nlohmann::json to_json() const;

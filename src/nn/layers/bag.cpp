@@ -8,7 +8,7 @@
 namespace han {
 
 BagFeatures bag_features(const std::vector<std::int32_t>& tokens, const std::vector<Index>& doc_tokens,
-                         const Scalar* idf) {
+                         const Scalar* idf, std::int32_t split) {
   BagFeatures x;
   x.start.reserve(doc_tokens.size() + 1);
   x.start.push_back(0);
@@ -19,7 +19,7 @@ BagFeatures bag_features(const std::vector<std::int32_t>& tokens, const std::vec
     sorted.assign(tokens.begin() + static_cast<std::ptrdiff_t>(at), tokens.begin() + static_cast<std::ptrdiff_t>(at + n));
     at += static_cast<std::size_t>(n);
     std::sort(sorted.begin(), sorted.end());
-    double norm2 = 0;
+    double norm2[2] = {0, 0};  // of the ids before `split`, and from it on
     const std::size_t first = x.values.size();
     for (std::size_t i = 0; i < sorted.size();) {
       std::size_t j = i;
@@ -28,11 +28,13 @@ BagFeatures bag_features(const std::vector<std::int32_t>& tokens, const std::vec
       if (idf) v *= idf[sorted[i]];
       x.ids.push_back(sorted[i]);
       x.values.push_back(static_cast<Scalar>(v));
-      norm2 += v * v;
+      norm2[sorted[i] >= split] += v * v;
       i = j;
     }
-    const double scale = norm2 > 0 ? 1.0 / std::sqrt(norm2) : 0.0;
-    for (std::size_t k = first; k < x.values.size(); ++k) x.values[k] = static_cast<Scalar>(x.values[k] * scale);
+    double scale[2];
+    for (int part = 0; part < 2; ++part) scale[part] = norm2[part] > 0 ? 1.0 / std::sqrt(norm2[part]) : 0.0;
+    for (std::size_t k = first; k < x.values.size(); ++k)
+      x.values[k] = static_cast<Scalar>(x.values[k] * scale[x.ids[k] >= split]);
     x.start.push_back(static_cast<Index>(x.ids.size()));
   }
   HAN_ASSERT(at == tokens.size());

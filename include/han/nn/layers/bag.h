@@ -31,8 +31,10 @@ struct BagFeatures {
 // tokens: the batch's token ids, document by document; doc_tokens: how many each has.
 // With `idf` (one weight per vocabulary id), each word's value is multiplied by its weight
 // before the normalisation (TF-IDF; the linear member's features, nn/linear_member.h).
+// The ids from `split` on are scaled to unit norm apart from those before it (the member's
+// character n-grams apart from its words).
 BagFeatures bag_features(const std::vector<std::int32_t>& tokens, const std::vector<Index>& doc_tokens,
-                         const Scalar* idf = nullptr);
+                         const Scalar* idf = nullptr, std::int32_t split = INT32_MAX);
 // Zeros: a linear term starts from "no opinion" (its loss is convex in W).
 BagParams bag_init(Index vocab_size, Index outputs);
 // logits (C, B) += W x_b for every document b (W: (C, V)).

@@ -1,0 +1,71 @@
+#pragma once
+// The linear member's character n-grams (model.linear_chars): of each word, padded as
+// "<word>", every run of 2 to 5 characters (code points), hashed into kCharGramBuckets
+// buckets. They let the member weigh words it never saw in training by their parts
+// ("encrypt" from "encryption", "v1agra" near "viagra"), which is where a model of short
+// texts loses most. A bucket held by at least kMinGramDocuments training documents is a
+// feature; its column follows the words and word pairs (nn/linear_member.h).
+// Stored with the model: the kept buckets, sorted, (1, G), and each vocabulary word's
+// n-grams among them, (1, V + 1) starts into a (1, T) list of indices into the buckets, so
+// that a vocabulary word's n-grams are read, not hashed, and only unknown words (kept by
+// Documents, text/unknown_words.h) are hashed when predicting. All held as floats (exact
+// below 2^24).
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "han/core/config_enums.h"
+#include "han/core/types.h"
+#include "han/text/documents.h"
+#include "han/text/vocab.h"
+
+namespace han {
+
+constexpr int kCharGramMin = 2;
+constexpr int kCharGramMax = 5;
+constexpr std::uint32_t kCharGramBuckets = std::uint32_t{1} << 20;
+constexpr int kMinGramDocuments = 2;
+// At most this many are kept (those held by the most documents): about 1 MB of weights per
+// output. Short texts hold far fewer; long ones hold more, mostly rare.
+constexpr std::size_t kMaxCharGrams = std::size_t{1} << 18;
+
+// The buckets of the n-grams of `word` (with repeats), appended to `out`.
+void append_char_gram_buckets(std::string_view word, std::vector<std::uint32_t>& out);
+// The n-gram text of `word` whose bucket is `bucket`, or "" when none is.
+std::string char_gram_of(std::string_view word, std::uint32_t bucket);
+
+// The member's n-gram tables (see the top of this file); empty when it has none.
+struct CharGrams {
+  Matrix buckets = Matrix(1, 0);      // (1, G), sorted
+  Matrix word_starts = Matrix(1, 0);  // (1, V + 1), or (1, 0) without n-grams
+  Matrix word_grams = Matrix(1, 0);   // (1, T): indices into buckets
+  Index count() const { return buckets.cols(); }
+};
+
+// The n-grams of `train` (its words as `vocab` spells them, and its unknown words) held by
+// at least kMinGramDocuments documents, at most `max_grams` of them (those held by the most
+// documents), read as `text` says.
+CharGrams count_char_grams(const Documents& train, const Vocab& vocab, std::size_t max_grams,
+                           LinearText text = LinearText::whole);
+
+// The tables for the sorted (1, G) `buckets` and the words of `vocab`.
+CharGrams char_grams_of_words(const Vocab& vocab, Matrix buckets);
+
+// The index of `bucket` among `count` sorted buckets (bucket(k) reads the k-th), or -1.
+template <class Bucket>
+Index find_sorted_bucket(Index count, const Bucket& bucket, std::uint32_t b) {
+  const Scalar v = static_cast<Scalar>(b);
+  Index lo = 0, hi = count;
+  while (lo < hi) {
+    const Index mid = lo + (hi - lo) / 2;
+    if (bucket(mid) < v) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < count && bucket(lo) == v ? lo : -1;
+}
+
+// Empty when the tables fit together for a vocabulary of `vocab_size` words; else what is
+// wrong with them.
+std::string char_grams_problem(const CharGrams& grams, Index vocab_size);
+
+}  // namespace han

@@ -1,0 +1,130 @@
+#include "han/nn/char_grams.h"
+
+#include <algorithm>
+#include <numeric>
+#include <string>
+
+#include "han/core/hash.h"
+#include "han/nn/member_words.h"
+
+namespace han {
+namespace {
+
+// The byte offsets where the characters of "<word>" start, and its end.
+std::vector<std::size_t> char_starts(const std::string& padded) {
+  std::vector<std::size_t> starts;
+  for (std::size_t i = 0; i < padded.size(); ++i)
+    if ((static_cast<unsigned char>(padded[i]) & 0xC0) != 0x80) starts.push_back(i);
+  starts.push_back(padded.size());
+  return starts;
+}
+
+std::uint32_t bucket_of(std::string_view gram) {
+  const std::uint64_t h = fnv1a(gram.data(), gram.size());
+  return static_cast<std::uint32_t>((h ^ (h >> 32)) & (kCharGramBuckets - 1));
+}
+
+// Calls f(gram) for each n-gram of `word`.
+template <class F>
+void for_each_gram(std::string_view word, F&& f) {
+  std::string padded;
+  padded.reserve(word.size() + 2);
+  padded.push_back('<');
+  padded.append(word);
+  padded.push_back('>');
+  const std::vector<std::size_t> at = char_starts(padded);
+  const std::size_t chars = at.size() - 1;
+  for (std::size_t i = 0; i < chars; ++i)
+    for (std::size_t n = kCharGramMin; n <= kCharGramMax && i + n <= chars; ++n)
+      f(std::string_view(padded).substr(at[i], at[i + n] - at[i]));
+}
+
+}  // namespace
+
+void append_char_gram_buckets(std::string_view word, std::vector<std::uint32_t>& out) {
+  for_each_gram(word, [&](std::string_view gram) { out.push_back(bucket_of(gram)); });
+}
+
+std::string char_gram_of(std::string_view word, std::uint32_t bucket) {
+  std::string found;
+  for_each_gram(word, [&](std::string_view gram) {
+    if (found.empty() && bucket_of(gram) == bucket) found = std::string(gram);
+  });
+  return found;
+}
+
+CharGrams count_char_grams(const Documents& train, const Vocab& vocab, std::size_t max_grams, LinearText text) {
+  const Index V = static_cast<Index>(vocab.size());
+  // Each vocabulary word's buckets, once.
+  std::vector<std::vector<std::uint32_t>> of_word(static_cast<std::size_t>(V));
+  for (Index id = 0; id < V; ++id)
+    if (id != Vocab::kPad && id != Vocab::kUnk)
+      append_char_gram_buckets(vocab.word(static_cast<std::int32_t>(id)), of_word[static_cast<std::size_t>(id)]);
+  std::vector<std::uint32_t> df(kCharGramBuckets, 0), seen;
+  for (const DocumentView d : train) {
+    seen.clear();
+    for_each_member_word(d, text, [&](std::int32_t id, std::string_view unknown) {
+      if (id != Vocab::kUnk) {
+        const auto& b = of_word[static_cast<std::size_t>(id)];
+        seen.insert(seen.end(), b.begin(), b.end());
+      } else if (!unknown.empty()) {
+        append_char_gram_buckets(unknown, seen);
+      }
+    });
+    std::sort(seen.begin(), seen.end());
+    seen.erase(std::unique(seen.begin(), seen.end()), seen.end());
+    for (std::uint32_t b : seen) ++df[b];
+  }
+  std::vector<std::uint32_t> kept;
+  for (std::uint32_t b = 0; b < kCharGramBuckets; ++b)
+    if (df[b] >= static_cast<std::uint32_t>(kMinGramDocuments)) kept.push_back(b);
+  if (kept.size() > max_grams) {  // those held by the most documents
+    std::stable_sort(kept.begin(), kept.end(), [&](std::uint32_t a, std::uint32_t b) { return df[a] > df[b]; });
+    kept.resize(max_grams);
+    std::sort(kept.begin(), kept.end());
+  }
+  Matrix buckets(1, static_cast<Index>(kept.size()));
+  for (std::size_t k = 0; k < kept.size(); ++k) buckets(0, static_cast<Index>(k)) = static_cast<Scalar>(kept[k]);
+  return char_grams_of_words(vocab, std::move(buckets));
+}
+
+CharGrams char_grams_of_words(const Vocab& vocab, Matrix buckets) {
+  CharGrams g;
+  g.buckets = std::move(buckets);
+  const Index G = g.count();
+  if (G == 0) return g;
+  const auto bucket = [&](Index k) { return g.buckets(0, k); };
+  std::vector<Scalar> starts{0}, grams;
+  std::vector<std::uint32_t> of_word;
+  for (Index id = 0; id < static_cast<Index>(vocab.size()); ++id) {
+    of_word.clear();
+    if (id != Vocab::kPad && id != Vocab::kUnk) append_char_gram_buckets(vocab.word(static_cast<std::int32_t>(id)), of_word);
+    for (std::uint32_t b : of_word)
+      if (const Index k = find_sorted_bucket(G, bucket, b); k >= 0) grams.push_back(static_cast<Scalar>(k));
+    starts.push_back(static_cast<Scalar>(grams.size()));
+  }
+  g.word_starts = Eigen::Map<const Matrix>(starts.data(), 1, static_cast<Index>(starts.size()));
+  g.word_grams = Eigen::Map<const Matrix>(grams.data(), 1, static_cast<Index>(grams.size()));
+  return g;
+}
+
+std::string char_grams_problem(const CharGrams& g, Index vocab_size) {
+  const Index G = g.count();
+  if (G == 0) return g.word_starts.cols() == 0 && g.word_grams.cols() == 0 ? "" : "n-gram tables without n-grams";
+  for (Index k = 0; k < G; ++k) {
+    const Scalar b = g.buckets(0, k);
+    if (!(b >= 0 && b < static_cast<Scalar>(kCharGramBuckets)) || (k > 0 && !(g.buckets(0, k - 1) < b)))
+      return "the character n-grams are not sorted buckets";
+  }
+  if (g.word_starts.cols() != vocab_size + 1 || g.word_starts(0, 0) != 0 ||
+      g.word_starts(0, vocab_size) != static_cast<Scalar>(g.word_grams.cols()))
+    return "the words' character n-grams do not match the vocabulary";
+  for (Index i = 1; i <= vocab_size; ++i)
+    if (!(g.word_starts(0, i) >= g.word_starts(0, i - 1))) return "the words' character n-grams are out of order";
+  for (Index t = 0; t < g.word_grams.cols(); ++t)
+    if (!(g.word_grams(0, t) >= 0 && g.word_grams(0, t) < static_cast<Scalar>(G)))
+      return "a word's character n-gram is out of range";
+  return "";
+}
+
+}  // namespace han

@@ -1,0 +1,48 @@
+#include "han/text/unknown_words.h"
+
+#include <limits>
+
+#include "han/core/error.h"
+
+namespace han {
+
+void UnknownWords::add(std::string_view word) {
+  const auto [it, added] = index_.emplace(std::string(word), static_cast<std::uint32_t>(words_.size()));
+  if (added) {
+    if (words_.size() >= std::numeric_limits<std::uint32_t>::max()) throw Error("too many distinct unknown words");
+    words_.emplace_back(word);
+  }
+  ids_.push_back(it->second);
+}
+
+void UnknownWords::end_document() { starts_.push_back(ids_.size()); }
+
+void UnknownWords::truncate(std::size_t n) {
+  if (n >= documents()) return;
+  starts_.resize(n + 1);
+  ids_.resize(starts_.back());
+}
+
+std::size_t UnknownWords::bytes() const {
+  std::size_t text = 0;
+  for (const std::string& w : words_) text += w.size() + sizeof(std::string);
+  return starts_.size() * sizeof(std::uint64_t) + ids_.size() * sizeof(std::uint32_t) + 2 * text;
+}
+
+UnknownWords UnknownWords::from_arrays(std::vector<std::uint64_t> starts, std::vector<std::uint32_t> ids,
+                                       std::vector<std::string> distinct, const std::string& origin) {
+  const auto bad = [&](const char* what) { return Error(origin + ": " + what + " (its unknown words)"); };
+  if (starts.empty() || starts.front() != 0 || starts.back() != ids.size()) throw bad("is corrupted");
+  for (std::size_t i = 1; i < starts.size(); ++i)
+    if (starts[i] < starts[i - 1]) throw bad("is corrupted");
+  for (std::uint32_t id : ids)
+    if (id >= distinct.size()) throw bad("is corrupted");
+  UnknownWords u;
+  u.starts_ = std::move(starts);
+  u.ids_ = std::move(ids);
+  u.words_ = std::move(distinct);
+  for (std::size_t i = 0; i < u.words_.size(); ++i) u.index_.emplace(u.words_[i], static_cast<std::uint32_t>(i));
+  return u;
+}
+
+}  // namespace han
