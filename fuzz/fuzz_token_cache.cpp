@@ -42,6 +42,9 @@ void walk(const han::Documents& docs, std::size_t vocab_size) {
       for (const std::int32_t id : sentence)
         if (id < 0 || static_cast<std::size_t>(id) >= vocab_size) std::abort();
     }
+  for (std::size_t i = 0; i < docs.size(); ++i)  // every unknown word readable
+    for (std::size_t k = 0; k < docs[i].unknown.size(); ++k)
+      if (docs[i].unknown[k].size() > (std::size_t{1} << 30)) std::abort();
 }
 
 }  // namespace
@@ -58,7 +61,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string path = han::fuzz::scratch_file("token_cache", ".cache", bytes);
   if (path.empty()) return 0;
   try {
-    const auto corpus = han::read_token_cache(path, stated_fingerprint(bytes));
+    // The second bit: whether the documents must keep their unknown words.
+    const auto corpus = han::read_token_cache(path, stated_fingerprint(bytes), (data[0] & 2) != 0);
     if (corpus)
       for (const han::Documents* docs : {&corpus->train, &corpus->dev, &corpus->test}) walk(*docs, corpus->vocab.size());
   } catch (const han::Error& e) {

@@ -78,7 +78,10 @@ Config ablated_config(const AblateArgs& a, bool& left_out, Config& as_read) {
   as_read.model.linear_member = cfg.model.linear_member || a.with_member;
   left_out = cfg.model.linear_member && !a.with_member;
   cfg.model.linear_member = a.with_member;
-  if (!a.with_member) cfg.model.linear_text = LinearText::caps;  // means nothing without a member: stored as before
+  if (!a.with_member) {  // these mean nothing without a member: stored as before, so earlier folders continue
+    cfg.model.linear_text = LinearText::caps;
+    cfg.model.linear_chars = Switch::off;
+  }
   return cfg;
 }
 

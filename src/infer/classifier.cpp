@@ -177,7 +177,7 @@ CharGrams take_char_grams(std::vector<NamedTensor>& tensors, Index words, const 
                           std::size_t& matched) {
   CharGrams g;
   const std::pair<const char*, Matrix*> parts[] = {
-      {"grams", &g.buckets}, {"word_gram_starts", &g.word_starts}, {"word_grams", &g.word_grams}};
+      {"grams", &g.buckets}, {"word_gram_counts", &g.word_counts}, {"word_grams", &g.word_grams}};
   for (const auto& [name, m] : parts)
     for (NamedTensor& t : tensors) {
       if (t.name != kLinearPrefix + name) continue;
@@ -187,7 +187,7 @@ CharGrams take_char_grams(std::vector<NamedTensor>& tensors, Index words, const 
       t.name.clear();
       ++matched;
     }
-  if (const std::string problem = char_grams_problem(g, words); !problem.empty())
+  if (const std::string problem = index_char_grams(g, words); !problem.empty())
     throw Error(path + ": model file is corrupted (" + problem + ")");
   return g;
 }
@@ -303,7 +303,7 @@ Classifier load_classifier(const std::string& given, std::vector<NamedTensor>* e
     const double cols = static_cast<double>(t.stored.empty() ? t.value.cols() : t.stored.cols());
     if (t.name == kLinearPrefix + "pairs") pairs = cols;
     if (t.name == kLinearPrefix + "grams") grams = cols;
-    if (t.name == kLinearPrefix + "word_gram_starts" || t.name == kLinearPrefix + "word_grams") gram_tables += cols;
+    if (t.name == kLinearPrefix + "word_gram_counts" || t.name == kLinearPrefix + "word_grams") gram_tables += cols;
   }
   const double features = static_cast<double>(c.vocab.size()) + pairs + grams;
   const double expected =

@@ -1,6 +1,7 @@
 #include "han/nn/char_grams.h"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 #include <string>
 
@@ -94,36 +95,48 @@ CharGrams char_grams_of_words(const Vocab& vocab, Matrix buckets) {
   const Index G = g.count();
   if (G == 0) return g;
   const auto bucket = [&](Index k) { return g.buckets(0, k); };
-  std::vector<Scalar> starts{0}, grams;
+  const auto V = static_cast<Index>(vocab.size());
+  std::vector<Scalar> grams;
   std::vector<std::uint32_t> of_word;
-  for (Index id = 0; id < static_cast<Index>(vocab.size()); ++id) {
+  g.word_counts.resize(1, V);
+  g.word_starts.assign(1, 0);
+  for (Index id = 0; id < V; ++id) {
     of_word.clear();
     if (id != Vocab::kPad && id != Vocab::kUnk) append_char_gram_buckets(vocab.word(static_cast<std::int32_t>(id)), of_word);
+    const std::size_t before = grams.size();
     for (std::uint32_t b : of_word)
       if (const Index k = find_sorted_bucket(G, bucket, b); k >= 0) grams.push_back(static_cast<Scalar>(k));
-    starts.push_back(static_cast<Scalar>(grams.size()));
+    g.word_counts(0, id) = static_cast<Scalar>(grams.size() - before);
+    g.word_starts.push_back(static_cast<Index>(grams.size()));
   }
-  g.word_starts = Eigen::Map<const Matrix>(starts.data(), 1, static_cast<Index>(starts.size()));
   g.word_grams = Eigen::Map<const Matrix>(grams.data(), 1, static_cast<Index>(grams.size()));
   return g;
 }
 
-std::string char_grams_problem(const CharGrams& g, Index vocab_size) {
+std::string index_char_grams(CharGrams& g, Index vocab_size) {
   const Index G = g.count();
-  if (G == 0) return g.word_starts.cols() == 0 && g.word_grams.cols() == 0 ? "" : "n-gram tables without n-grams";
+  g.word_starts.clear();
+  if (G == 0) return g.word_counts.cols() == 0 && g.word_grams.cols() == 0 ? "" : "n-gram tables without n-grams";
   for (Index k = 0; k < G; ++k) {
     const Scalar b = g.buckets(0, k);
-    if (!(b >= 0 && b < static_cast<Scalar>(kCharGramBuckets)) || (k > 0 && !(g.buckets(0, k - 1) < b)))
+    if (!(b >= 0 && b < static_cast<Scalar>(kCharGramBuckets)) || b != std::floor(b) ||
+        (k > 0 && !(g.buckets(0, k - 1) < b)))
       return "the character n-grams are not sorted buckets";
   }
-  if (g.word_starts.cols() != vocab_size + 1 || g.word_starts(0, 0) != 0 ||
-      g.word_starts(0, vocab_size) != static_cast<Scalar>(g.word_grams.cols()))
-    return "the words' character n-grams do not match the vocabulary";
-  for (Index i = 1; i <= vocab_size; ++i)
-    if (!(g.word_starts(0, i) >= g.word_starts(0, i - 1))) return "the words' character n-grams are out of order";
-  for (Index t = 0; t < g.word_grams.cols(); ++t)
-    if (!(g.word_grams(0, t) >= 0 && g.word_grams(0, t) < static_cast<Scalar>(G)))
-      return "a word's character n-gram is out of range";
+  if (g.word_counts.cols() != vocab_size) return "the words' character n-grams do not match the vocabulary";
+  std::vector<Index> starts{0};
+  starts.reserve(static_cast<std::size_t>(vocab_size) + 1);
+  for (Index i = 0; i < vocab_size; ++i) {
+    const Scalar n = g.word_counts(0, i);
+    if (!(n >= 0 && n < static_cast<Scalar>(1 << 24)) || n != std::floor(n)) return "a word's count of character n-grams is not a count";
+    starts.push_back(starts.back() + static_cast<Index>(n));
+  }
+  if (starts.back() != g.word_grams.cols()) return "the words' character n-grams do not add up";
+  for (Index t = 0; t < g.word_grams.cols(); ++t) {
+    const Scalar k = g.word_grams(0, t);
+    if (!(k >= 0 && k < static_cast<Scalar>(G)) || k != std::floor(k)) return "a word's character n-gram is out of range";
+  }
+  g.word_starts = std::move(starts);
   return "";
 }
 

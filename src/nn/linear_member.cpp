@@ -20,7 +20,7 @@ Matrix blend_answers(const Matrix& han_mean, const Matrix& linear, double weight
 }
 
 bool fixed_linear_member_tensor(const std::string& name) {
-  return name == "idf" || name == "pairs" || name == "grams" || name == "word_gram_starts" || name == "word_grams";
+  return name == "idf" || name == "pairs" || name == "grams" || name == "word_gram_counts" || name == "word_grams";
 }
 
 namespace {
@@ -50,8 +50,7 @@ void append_features(const DocumentView& d, const LinearMemberParams& p, Index w
   for_each_member_word(d, p.text, [&](std::int32_t id, std::string_view unknown) {
     if (id != Vocab::kUnk) {
       HAN_ASSERT(id >= 0 && id < words);
-      const auto end = static_cast<Index>(g.word_starts(0, id + 1));
-      for (auto t = static_cast<Index>(g.word_starts(0, id)); t < end; ++t)
+      for (Index t = g.first(id), end = g.first(id + 1); t < end; ++t)
         out.push_back(first + static_cast<std::int32_t>(g.word_grams(0, t)));
       return;
     }
@@ -111,14 +110,14 @@ LinearMemberParams linear_member_init(const Documents& train, Index vocab_size, 
 
 namespace {
 
-// 'chars:' and n-gram g's text, from the first vocabulary word that has it.
+// 'chars:' and n-gram g's text, from the first vocabulary word that has it (a scan of the
+// words' n-grams: names are asked for a few at a time, to explain an answer).
 std::string char_gram_name(const LinearMemberParams& p, const Vocab& vocab, Index g) {
   const auto bucket = static_cast<std::uint32_t>(p.grams.buckets(0, g));
-  const Matrix& starts = p.grams.word_starts;
+  const std::vector<Index>& starts = p.grams.word_starts;
   for (Index t = 0; t < p.grams.word_grams.cols(); ++t) {
     if (p.grams.word_grams(0, t) != static_cast<Scalar>(g)) continue;
-    Index id = 0;  // the word whose n-grams hold t
-    while (starts(0, id + 1) <= static_cast<Scalar>(t)) ++id;
+    const Index id = std::upper_bound(starts.begin(), starts.end(), t) - starts.begin() - 1;  // the word holding t
     if (const std::string text = char_gram_of(vocab.word(static_cast<std::int32_t>(id)), bucket); !text.empty())
       return "chars:" + text;
   }

@@ -291,7 +291,7 @@ struct ForeignRun {
 
 json without_member(json config) {
   if (config.contains("model"))
-    for (const char* key : {"linear_member", "linear_weight", "linear_text"}) config["model"].erase(key);
+    for (const char* key : {"linear_member", "linear_weight", "linear_text", "linear_chars"}) config["model"].erase(key);
   return config;
 }
 

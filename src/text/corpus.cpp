@@ -188,7 +188,7 @@ Corpus read_corpus(const Config& given, const std::vector<std::string>& vector_w
 Corpus cached_corpus(const Config& cfg, const std::vector<std::string>& vector_words, const CorpusBase* base) {
   const auto start = Clock::now();
   const std::uint64_t fingerprint = corpus_fingerprint(cfg, vector_words, base);
-  if (std::optional<Corpus> cached = read_token_cache(cfg.data.cache, fingerprint)) {
+  if (std::optional<Corpus> cached = read_token_cache(cfg.data.cache, fingerprint, keeps_unknown_words(cfg.model))) {
     spdlog::info("token cache {}: {} documents mapped in {:.2f} s", cfg.data.cache,
                  cached->train.size() + cached->dev.size() + cached->test.size(), seconds_since(start));
     cached->cache = Corpus::CacheUse::mapped;

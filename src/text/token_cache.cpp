@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "han/core/error.h"
+#include "han/text/vocab.h"
 #include "han/core/input_stream.h"
 #include "han/core/io.h"
 #include "han/core/json_text.h"
@@ -277,10 +278,19 @@ std::uint64_t count(const json& split, const char* key, std::string_view data) {
 }
 
 // The split's kept unknown words (text/unknown_words.h), copied.
-UnknownWords read_unknown_words(const json& split, const SplitReader& r, std::uint64_t n, std::string_view data) {
+// Each document must hold one entry per <unk> of its words (checked arrays `w`).
+UnknownWords read_unknown_words(const json& split, const SplitReader& r, std::uint64_t n, std::string_view data,
+                                const WordArrays& w) {
   const std::uint64_t entries = count(split, "unknown_count", data);
   std::vector<std::uint64_t> starts = copied(r.array<std::uint64_t>("unknown_starts", n + 1), n + 1);
   check_starts(starts.data(), n, entries, "unknown word starts");
+  for (std::uint64_t d = 0; d < n; ++d) {
+    std::uint64_t unknown = 0;
+    for (std::uint64_t i = w.sentence_starts[w.document_starts[d]]; i < w.sentence_starts[w.document_starts[d + 1]]; ++i)
+      unknown += (w.narrow ? static_cast<const std::uint16_t*>(w.words)[i] : static_cast<const std::int32_t*>(w.words)[i]) ==
+                 Vocab::kUnk;
+    if (unknown != starts[d + 1] - starts[d]) throw Unusable{"its unknown words do not match its <unk> words"};
+  }
   const json& distinct = split.at("unknown_words");
   if (!distinct.is_array() || !std::all_of(distinct.begin(), distinct.end(), [](const json& w) { return w.is_string(); }))
     throw Unusable{"its unknown words are not a list of words"};
@@ -292,8 +302,10 @@ UnknownWords read_unknown_words(const json& split, const SplitReader& r, std::ui
   }
 }
 
+// `unknown_words`: whether the documents must keep their unknown words (the settings that
+// made the fingerprint keep them).
 Documents read_split(const json& split, std::string_view data, const Corpus& corpus,
-                     const std::shared_ptr<const MappedFile>& file) {
+                     const std::shared_ptr<const MappedFile>& file, bool unknown_words) {
   const SplitReader r(split, data);
   const std::uint64_t n = count(split, "documents", data), words = count(split, "word_count", data),
                       sentences = count(split, "sentence_count", data);
@@ -309,7 +321,10 @@ Documents read_split(const json& split, std::string_view data, const Corpus& cor
   check_ids(w, corpus.vocab.size());
   Documents docs(w, read_answers(r, n, count(split, "label_set_ids", data), corpus.labels.size()), file,
                  Caps{corpus.max_sentences, corpus.max_words});
-  if (split.contains("unknown_words")) docs.set_unknown_words(read_unknown_words(split, r, n, data));
+  const bool held = split.contains("unknown_words");
+  if (n > 0 && held != unknown_words)  // (an empty split, one not given, has none either way)
+    throw Unusable{unknown_words ? "it lacks the words the vocabulary does not hold" : "it holds unknown words it should not"};
+  if (held) docs.set_unknown_words(read_unknown_words(split, r, n, data, w));
   return docs;
 }
 
@@ -327,7 +342,8 @@ json checked_header(std::string_view bytes) {
   return json::parse(bytes.substr(kPreamble, header_bytes));
 }
 
-Corpus corpus_from(const json& header, std::string_view data, const std::shared_ptr<const MappedFile>& file) {
+Corpus corpus_from(const json& header, std::string_view data, const std::shared_ptr<const MappedFile>& file,
+                   bool unknown_words) {
   Corpus corpus;
   corpus.vocab = Vocab::from_words(header.at("vocab").get<std::vector<std::string>>());
   corpus.labels = header.at("labels").get<std::vector<std::string>>();
@@ -343,9 +359,9 @@ Corpus corpus_from(const json& header, std::string_view data, const std::shared_
   corpus.min_count = static_cast<int>(min_count);
   corpus.train_distinct_words = whole(header.at("train_distinct_words"));
   const json& splits = header.at("splits");
-  corpus.train = read_split(splits.at("train"), data, corpus, file);
-  corpus.dev = read_split(splits.at("dev"), data, corpus, file);
-  corpus.test = read_split(splits.at("test"), data, corpus, file);
+  corpus.train = read_split(splits.at("train"), data, corpus, file, unknown_words);
+  corpus.dev = read_split(splits.at("dev"), data, corpus, file, unknown_words);
+  corpus.test = read_split(splits.at("test"), data, corpus, file, unknown_words);
   corpus.cache_file = file;
   // The checks read every page; a rank of a distributed run then touches only its share.
   file->release_pages();
@@ -354,7 +370,7 @@ Corpus corpus_from(const json& header, std::string_view data, const std::shared_
 
 }  // namespace
 
-std::optional<Corpus> read_token_cache(const std::string& path, std::uint64_t fingerprint) {
+std::optional<Corpus> read_token_cache(const std::string& path, std::uint64_t fingerprint, bool unknown_words) {
   std::error_code ec;
   if (!fs::exists(path, ec)) return std::nullopt;
   const std::shared_ptr<const MappedFile> file = MappedFile::open(path);
@@ -369,7 +385,7 @@ std::optional<Corpus> read_token_cache(const std::string& path, std::uint64_t fi
       return std::nullopt;
     }
     const std::size_t data_start = kPreamble + static_cast<std::size_t>(read_binary<std::uint64_t>(bytes.data() + kPreamble - 8));
-    Corpus corpus = corpus_from(header, bytes.substr(data_start, bytes.size() - 8 - data_start), file);
+    Corpus corpus = corpus_from(header, bytes.substr(data_start, bytes.size() - 8 - data_start), file, unknown_words);
     corpus.cache_checksum = read_binary<std::uint64_t>(bytes.data() + bytes.size() - 8);
     return corpus;
   } catch (const Unusable& u) {

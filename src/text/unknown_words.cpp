@@ -7,6 +7,10 @@
 namespace han {
 
 void UnknownWords::add(std::string_view word) {
+  if (!indexed_) {
+    for (std::size_t i = 0; i < words_.size(); ++i) index_.emplace(words_[i], static_cast<std::uint32_t>(i));
+    indexed_ = true;
+  }
   const auto [it, added] = index_.emplace(std::string(word), static_cast<std::uint32_t>(words_.size()));
   if (added) {
     if (words_.size() >= std::numeric_limits<std::uint32_t>::max()) throw Error("too many distinct unknown words");
@@ -41,7 +45,7 @@ UnknownWords UnknownWords::from_arrays(std::vector<std::uint64_t> starts, std::v
   u.starts_ = std::move(starts);
   u.ids_ = std::move(ids);
   u.words_ = std::move(distinct);
-  for (std::size_t i = 0; i < u.words_.size(); ++i) u.index_.emplace(u.words_[i], static_cast<std::uint32_t>(i));
+  u.indexed_ = false;  // the lookup add() needs is built on its first call
   return u;
 }
 

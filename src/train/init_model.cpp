@@ -108,6 +108,9 @@ const LinearMemberParams* continued_linear_member(const Classifier* parent, cons
     spdlog::info("linear member: the parent's answers other labels or another task: this run's starts afresh");
     return nullptr;
   }
+  if (parent->linear.gram_count() == 0 && cfg.model.linear_chars == Switch::on)
+    spdlog::info("linear member: the parent's reads no character n-grams and keeps its features: model.linear_chars "
+                 "true applies to a member trained afresh");
   if (parent->linear.gram_count() > 0 && !keeps_unknown_words(cfg.model)) {  // its n-grams read what is not read
     spdlog::info("linear member: the parent's reads character n-grams and model.linear_chars is false: this run's "
                  "starts afresh");

@@ -56,7 +56,10 @@ TEST_CASE("character n-grams: those of two documents are kept, and an unknown wo
   const Documents train = train_docs();
   const CharGrams g = count_char_grams(train, vocab(), 1000);
   REQUIRE(g.count() > 0);
-  CHECK(char_grams_problem(g, static_cast<Index>(vocab().size())).empty());
+  CharGrams loaded = g;  // as a model file gives them: the offsets summed from the counts
+  loaded.word_starts.clear();
+  CHECK(index_char_grams(loaded, static_cast<Index>(vocab().size())).empty());
+  CHECK(loaded.word_starts == g.word_starts);
   // "<cryp" is in "crypt" and "cryptic" (document 0), "cryptic" and "cryptos" (document 1).
   const auto kept = [&](const std::string& gram_word, const std::string& gram) {
     for (std::uint32_t b : buckets_of(gram_word))
@@ -114,13 +117,19 @@ TEST_CASE("character n-grams: under the caps, the unknown words past them are sk
 TEST_CASE("a damaged n-gram table is told apart", "[char_grams]") {
   CharGrams g = count_char_grams(train_docs(), vocab(), 1000);
   const Index V = static_cast<Index>(vocab().size());
-  REQUIRE(char_grams_problem(g, V).empty());
+  REQUIRE(index_char_grams(g, V).empty());
   CharGrams unsorted = g;
   std::swap(unsorted.buckets(0, 0), unsorted.buckets(0, 1));
-  CHECK(char_grams_problem(unsorted, V) == "the character n-grams are not sorted buckets");
-  CHECK(char_grams_problem(g, V + 1) == "the words' character n-grams do not match the vocabulary");
+  CHECK(index_char_grams(unsorted, V) == "the character n-grams are not sorted buckets");
+  CHECK(index_char_grams(g, V + 1) == "the words' character n-grams do not match the vocabulary");
   CharGrams out_of_range = g;
   out_of_range.word_grams(0, 0) = static_cast<Scalar>(g.count());
-  CHECK(char_grams_problem(out_of_range, V) == "a word's character n-gram is out of range");
-  CHECK(char_grams_problem(CharGrams{}, V).empty());  // none at all
+  CHECK(index_char_grams(out_of_range, V) == "a word's character n-gram is out of range");
+  CharGrams miscounted = g;
+  miscounted.word_counts(0, 2) += 1;
+  CHECK(index_char_grams(miscounted, V) == "the words' character n-grams do not add up");
+  miscounted.word_counts(0, 2) = 0.5;
+  CHECK(index_char_grams(miscounted, V) == "a word's count of character n-grams is not a count");
+  CharGrams none;
+  CHECK(index_char_grams(none, V).empty());  // none at all
 }

@@ -8,6 +8,7 @@
 #include <xxhash.h>
 
 #include "han/core/error.h"
+#include "han/text/reading.h"
 #include "han/text/token_cache.h"
 #include "support/bundled.h"
 #include "support/paths.h"
@@ -54,7 +55,7 @@ TEST_CASE("token cache: the mapped corpus is the corpus read from the text", "[t
   REQUIRE(written.dev.unknown_words() != nullptr);
   REQUIRE(!written.train.unknown_words()->ids().empty());
   REQUIRE(std::filesystem::exists(cfg.data.cache));
-  const std::optional<Corpus> mapped = read_token_cache(cfg.data.cache, corpus_fingerprint(cfg, {}, nullptr));
+  const std::optional<Corpus> mapped = read_token_cache(cfg.data.cache, corpus_fingerprint(cfg, {}, nullptr), keeps_unknown_words(cfg.model));
   REQUIRE(mapped);
   CHECK(mapped->vocab.words() == written.vocab.words());
   CHECK(mapped->labels == written.labels);
@@ -75,7 +76,7 @@ TEST_CASE("token cache: other data or settings make it stale, never reused", "[t
   load_corpus(cfg);
   const auto fingerprint = [&](const Config& c) { return corpus_fingerprint(c, {}, nullptr); };
   const std::uint64_t original = fingerprint(cfg);
-  REQUIRE(read_token_cache(cfg.data.cache, original));
+  REQUIRE(read_token_cache(cfg.data.cache, original, keeps_unknown_words(cfg.model)));
   Config other = cfg;
   other.tokenizer.min_count = 4;
   CHECK(fingerprint(other) != original);
@@ -86,7 +87,7 @@ TEST_CASE("token cache: other data or settings make it stale, never reused", "[t
   other.data.dev = "";
   CHECK(fingerprint(other) != original);
   CHECK(corpus_fingerprint(cfg, {"extra"}, nullptr) != original);
-  CHECK_FALSE(read_token_cache(cfg.data.cache, fingerprint(other)));
+  CHECK_FALSE(read_token_cache(cfg.data.cache, fingerprint(other), keeps_unknown_words(cfg.model)));
   // One byte of the training text changed.
   std::string train = slurp(cfg.data.train);
   train[train.find("the")] = 'T';
@@ -106,11 +107,11 @@ TEST_CASE("token cache: a damaged cache is rebuilt, a foreign file refused, a st
   std::string bytes = slurp(cfg.data.cache);
   bytes[bytes.size() / 2] ^= 0x10;
   dir.write("tokens.cache", bytes);
-  CHECK_FALSE(read_token_cache(cfg.data.cache, fp));
+  CHECK_FALSE(read_token_cache(cfg.data.cache, fp, keeps_unknown_words(cfg.model)));
   dir.write("tokens.cache", bytes.substr(0, 30));
-  CHECK_FALSE(read_token_cache(cfg.data.cache, fp));
+  CHECK_FALSE(read_token_cache(cfg.data.cache, fp, keeps_unknown_words(cfg.model)));
   check_same_documents(load_corpus(cfg).train, written.train);  // rebuilt
-  REQUIRE(read_token_cache(cfg.data.cache, fp));
+  REQUIRE(read_token_cache(cfg.data.cache, fp, keeps_unknown_words(cfg.model)));
 
   Config foreign = cfg;
   foreign.data.cache = cfg.data.dev;  // a data file named by mistake
@@ -160,18 +161,18 @@ TEST_CASE("token cache: a crafted cache that passes the checksum is refused, not
   const std::string docs = bytes.substr(at, bytes.find_first_of(",}", at) - at);  // "documents":N
   // Resealing alone keeps it usable: the cases below fail for what they change.
   dir.write("tokens.cache", crafted(bytes, docs, docs));
-  REQUIRE(read_token_cache(cfg.data.cache, fp));
+  REQUIRE(read_token_cache(cfg.data.cache, fp, keeps_unknown_words(cfg.model)));
   // 2^61 documents: 8 * (2^61 + 1) bytes wraps around to 8, which bytes == count * 8
   // alone accepts, and the reader would then walk off the mapping.
   for (const char* count : {"2305843009213693952", "-1", "18446744073709551615", "1e300"}) {
     dir.write("tokens.cache", crafted(bytes, docs, std::string("\"documents\":") + count));
-    CHECK_FALSE(read_token_cache(cfg.data.cache, fp));
+    CHECK_FALSE(read_token_cache(cfg.data.cache, fp, keeps_unknown_words(cfg.model)));
   }
   const std::size_t cap = bytes.find("\"max_words\":");
   REQUIRE(cap != std::string::npos);
   const std::string max_words = bytes.substr(cap, bytes.find_first_of(",}", cap) - cap);
   for (const char* words : {"0", "-5", "2.5", "4294967297"}) {
     dir.write("tokens.cache", crafted(bytes, max_words, std::string("\"max_words\":") + words));
-    CHECK_FALSE(read_token_cache(cfg.data.cache, fp));
+    CHECK_FALSE(read_token_cache(cfg.data.cache, fp, keeps_unknown_words(cfg.model)));
   }
 }

@@ -6,10 +6,11 @@
 // texts loses most. A bucket held by at least kMinGramDocuments training documents is a
 // feature; its column follows the words and word pairs (nn/linear_member.h).
 // Stored with the model: the kept buckets, sorted, (1, G), and each vocabulary word's
-// n-grams among them, (1, V + 1) starts into a (1, T) list of indices into the buckets, so
-// that a vocabulary word's n-grams are read, not hashed, and only unknown words (kept by
-// Documents, text/unknown_words.h) are hashed when predicting. All held as floats (exact
-// below 2^24).
+// n-grams among them, (1, V) counts and a (1, T) list of indices into the buckets, so that a
+// vocabulary word's n-grams are read, not hashed, and only unknown words (kept by
+// Documents, text/unknown_words.h) are hashed when predicting. All held as floats, each
+// value exact (below 2^24: a bucket, an index, a word's count); the offsets, which T may
+// take past 2^24, are summed from the counts as integers.
 #include <cstdint>
 #include <string_view>
 #include <vector>
@@ -37,9 +38,12 @@ std::string char_gram_of(std::string_view word, std::uint32_t bucket);
 // The member's n-gram tables (see the top of this file); empty when it has none.
 struct CharGrams {
   Matrix buckets = Matrix(1, 0);      // (1, G), sorted
-  Matrix word_starts = Matrix(1, 0);  // (1, V + 1), or (1, 0) without n-grams
-  Matrix word_grams = Matrix(1, 0);   // (1, T): indices into buckets
+  Matrix word_counts = Matrix(1, 0);  // (1, V): how many of word_grams each word has; (1, 0) without n-grams
+  Matrix word_grams = Matrix(1, 0);   // (1, T): indices into buckets, word by word
+  std::vector<Index> word_starts;     // (V + 1): where each word's start in word_grams (from the counts)
   Index count() const { return buckets.cols(); }
+  // Word id's n-grams are word_grams[first(id) .. first(id + 1)).
+  Index first(Index id) const { return word_starts[static_cast<std::size_t>(id)]; }
 };
 
 // The n-grams of `train` (its words as `vocab` spells them, and its unknown words) held by
@@ -64,8 +68,8 @@ Index find_sorted_bucket(Index count, const Bucket& bucket, std::uint32_t b) {
   return lo < count && bucket(lo) == v ? lo : -1;
 }
 
-// Empty when the tables fit together for a vocabulary of `vocab_size` words; else what is
-// wrong with them.
-std::string char_grams_problem(const CharGrams& grams, Index vocab_size);
+// Sets g.word_starts from the counts when the tables fit together for a vocabulary of
+// `vocab_size` words and returns ""; else returns what is wrong with them.
+std::string index_char_grams(CharGrams& g, Index vocab_size);
 
 }  // namespace han

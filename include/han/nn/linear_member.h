@@ -50,7 +50,7 @@ struct LinearMemberParams {
     f("idf", s.idf);
     f("pairs", s.pairs);
     f("grams", s.grams.buckets);
-    f("word_gram_starts", s.grams.word_starts);
+    f("word_gram_counts", s.grams.word_counts);
     f("word_grams", s.grams.word_grams);
   }
 };

@@ -38,6 +38,8 @@ std::uint64_t write_token_cache(const std::string& path, const Corpus& corpus, s
 // is no file there or it is stale (another fingerprint or format version) or damaged,
 // which the log says. A file that is not a token cache at all is an error (exit 2): it
 // may be the user's and must not be overwritten.
-std::optional<Corpus> read_token_cache(const std::string& path, std::uint64_t fingerprint);
+// `unknown_words`: whether the corpus keeps its unknown words (text/reading.h's
+// keeps_unknown_words); a cache that does not match is rebuilt.
+std::optional<Corpus> read_token_cache(const std::string& path, std::uint64_t fingerprint, bool unknown_words);
 
 }  // namespace han

@@ -55,7 +55,8 @@ class UnknownWords {
   std::vector<std::uint64_t> starts_{0};
   std::vector<std::uint32_t> ids_;
   std::vector<std::string> words_;
-  std::unordered_map<std::string, std::uint32_t> index_;  // word -> id
+  std::unordered_map<std::string, std::uint32_t> index_;  // word -> id, while adding
+  bool indexed_ = true;  // whether index_ holds every word
 };
 
 inline std::string_view UnknownWordList::operator[](std::size_t i) const { return words_->word(words_->id_at(first_ + i)); }
