@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <tuple>
 
 #include "han/core/error.h"
 #include "han/core/json_text.h"
@@ -87,6 +88,7 @@ bool kept_in_place(const std::string& name) {
       (dot == 0 || name[dot - 1] == '.'))
     return true;
   return name == kLinearPrefix + "W" || name == kLinearPrefix + "idf" || name == kLinearPrefix + "pairs" ||
+         name == kLinearPrefix + "grams" || name == kLinearPrefix + "word_grams" ||
          name == model_v3::kVocabularyText || name == model_v3::kVocabularyOffsets || name == model_v3::kVocabularySlots;
 }
 
@@ -172,18 +174,27 @@ NamedTensor take_linear_pairs(std::vector<NamedTensor>& tensors, Index words, co
 }
 
 // The stored character n-gram tables of the linear member (none in files from before
-// them, or without them), checked whole: they are copied, not used in place.
+// them, or without them). The counts are copied and checked whole; the buckets and the
+// words' n-grams may stay in the file, checked as they are read.
 CharGrams take_char_grams(std::vector<NamedTensor>& tensors, Index words, const std::string& path,
                           std::size_t& matched) {
   CharGrams g;
-  const std::pair<const char*, Matrix*> parts[] = {
-      {"grams", &g.buckets}, {"word_gram_counts", &g.word_counts}, {"word_grams", &g.word_grams}};
-  for (const auto& [name, m] : parts)
+  g.origin = path;
+  const std::tuple<const char*, Matrix*, TensorView*> parts[] = {{"grams", &g.buckets, &g.buckets_stored},
+                                                                 {"word_gram_counts", &g.word_counts, nullptr},
+                                                                 {"word_grams", &g.word_grams, &g.word_grams_stored}};
+  for (const auto& [name, m, view] : parts)
     for (NamedTensor& t : tensors) {
       if (t.name != kLinearPrefix + name) continue;
-      if (!t.stored.empty() || t.value.rows() != 1)
-        throw Error(path + ": model file is corrupted (the " + name + " tensor)");
-      *m = std::move(t.value);
+      const bool in_place = !t.stored.empty();
+      if ((in_place ? t.stored.rows() : t.value.rows()) != 1 || (in_place && !view))
+        throw Error(path + ": model file is corrupted (the " + std::string(name) + " tensor)");
+      if (in_place) {
+        *view = std::move(t.stored);
+        *m = Matrix(1, 0);
+      } else {
+        *m = std::move(t.value);
+      }
       t.name.clear();
       ++matched;
     }
@@ -242,7 +253,8 @@ void save_classifier(const std::string& path, const Classifier& c, const nlohman
   HAN_ASSERT(n == c.config.trainer.ensemble);
   // A model used in place holds some tensors only in its file: it is never saved again.
   for (const HanParams* m : members) HAN_ASSERT(m->embedding.stored.empty());
-  HAN_ASSERT(c.linear.W_stored.empty() && c.linear.idf_stored.empty() && c.linear.pairs_stored.empty());
+  HAN_ASSERT(c.linear.W_stored.empty() && c.linear.idf_stored.empty() && c.linear.pairs_stored.empty() &&
+             c.linear.grams.buckets_stored.empty() && c.linear.grams.word_grams_stored.empty());
   std::vector<NamedTensor> tensors;
   for (int k = 0; k < n; ++k) {
     const std::string prefix = member_tensor_prefix(k + 1, n);

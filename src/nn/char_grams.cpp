@@ -5,6 +5,7 @@
 #include <numeric>
 #include <string>
 
+#include "han/core/error.h"
 #include "han/core/hash.h"
 #include "han/nn/member_words.h"
 
@@ -113,11 +114,20 @@ CharGrams char_grams_of_words(const Vocab& vocab, Matrix buckets) {
   return g;
 }
 
+Index CharGrams::gram_at(Index t) const {
+  if (word_grams_stored.empty()) return static_cast<Index>(word_grams(0, t));
+  const Scalar k = *word_grams_stored.values(t, 1);
+  if (!(k >= 0 && k < static_cast<Scalar>(count())) || k != std::floor(k))
+    throw Error(origin + ": model file is corrupted (a word's character n-gram is out of range)");
+  return static_cast<Index>(k);
+}
+
 std::string index_char_grams(CharGrams& g, Index vocab_size) {
   const Index G = g.count();
   g.word_starts.clear();
-  if (G == 0) return g.word_counts.cols() == 0 && g.word_grams.cols() == 0 ? "" : "n-gram tables without n-grams";
-  for (Index k = 0; k < G; ++k) {
+  if (G == 0) return g.word_counts.cols() == 0 && g.total() == 0 ? "" : "n-gram tables without n-grams";
+  const bool stored = !g.buckets_stored.empty() || !g.word_grams_stored.empty();
+  for (Index k = 0; k < (stored ? 0 : G); ++k) {
     const Scalar b = g.buckets(0, k);
     if (!(b >= 0 && b < static_cast<Scalar>(kCharGramBuckets)) || b != std::floor(b) ||
         (k > 0 && !(g.buckets(0, k - 1) < b)))
@@ -131,8 +141,8 @@ std::string index_char_grams(CharGrams& g, Index vocab_size) {
     if (!(n >= 0 && n < static_cast<Scalar>(1 << 24)) || n != std::floor(n)) return "a word's count of character n-grams is not a count";
     starts.push_back(starts.back() + static_cast<Index>(n));
   }
-  if (starts.back() != g.word_grams.cols()) return "the words' character n-grams do not add up";
-  for (Index t = 0; t < g.word_grams.cols(); ++t) {
+  if (starts.back() != g.total()) return "the words' character n-grams do not add up";
+  for (Index t = 0; t < (stored ? 0 : g.total()); ++t) {
     const Scalar k = g.word_grams(0, t);
     if (!(k >= 0 && k < static_cast<Scalar>(G)) || k != std::floor(k)) return "a word's character n-gram is out of range";
   }

@@ -46,12 +46,12 @@ void append_features(const DocumentView& d, const LinearMemberParams& p, Index w
   const Index grams = g.count();
   if (grams == 0) return;
   const auto first = static_cast<std::int32_t>(words + count);
-  const auto bucket = [&](Index k) { return g.buckets(0, k); };
+  const auto bucket = [&](Index k) { return g.bucket(k); };
   for_each_member_word(d, p.text, [&](std::int32_t id, std::string_view unknown) {
     if (id != Vocab::kUnk) {
       HAN_ASSERT(id >= 0 && id < words);
       for (Index t = g.first(id), end = g.first(id + 1); t < end; ++t)
-        out.push_back(first + static_cast<std::int32_t>(g.word_grams(0, t)));
+        out.push_back(first + static_cast<std::int32_t>(g.gram_at(t)));
       return;
     }
     HAN_ASSERT(kept);
@@ -113,10 +113,10 @@ namespace {
 // 'chars:' and n-gram g's text, from the first vocabulary word that has it (a scan of the
 // words' n-grams: names are asked for a few at a time, to explain an answer).
 std::string char_gram_name(const LinearMemberParams& p, const Vocab& vocab, Index g) {
-  const auto bucket = static_cast<std::uint32_t>(p.grams.buckets(0, g));
+  const auto bucket = static_cast<std::uint32_t>(p.grams.bucket(g));
   const std::vector<Index>& starts = p.grams.word_starts;
-  for (Index t = 0; t < p.grams.word_grams.cols(); ++t) {
-    if (p.grams.word_grams(0, t) != static_cast<Scalar>(g)) continue;
+  for (Index t = 0; t < p.grams.total(); ++t) {
+    if (p.grams.gram_at(t) != g) continue;
     const Index id = std::upper_bound(starts.begin(), starts.end(), t) - starts.begin() - 1;  // the word holding t
     if (const std::string text = char_gram_of(vocab.word(static_cast<std::int32_t>(id)), bucket); !text.empty())
       return "chars:" + text;

@@ -175,7 +175,7 @@ LinearMemberParams continued_member(const LinearMemberParams& from, const Docume
                                     LinearText text) {
   const Index vocab_size = static_cast<Index>(vocab.size());
   LinearMemberParams p = linear_member_init(train, vocab_size, from.W.rows(), from.pairs, text,
-                                            char_grams_of_words(vocab, from.grams.buckets));
+                                            char_grams_of_words(vocab, from.grams.bucket_matrix()));
   const Index old_words = from.words(), tail = from.pair_count() + from.gram_count();
   HAN_ASSERT(old_words <= vocab_size);
   p.W.leftCols(old_words) = from.W.leftCols(old_words);

@@ -10,6 +10,8 @@
 #include "han/core/number_text.h"
 #include "han/infer/classifier.h"
 #include "han/infer/model_file.h"
+#include "han/nn/linear_member.h"
+#include "han/text/encoding.h"
 #include "support/paths.h"
 #include "support/run.h"
 #include "support/sentiment.h"
@@ -257,6 +259,22 @@ TEST_CASE("model.linear_chars: the member weighs an unseen word by its character
   REQUIRE(chars.exit_code == 0);
   const json member = json::parse(chars.out)["linear_member"];
   CHECK(member["char_grams"].get<int>() > 1000);
+  // Prediction reads the n-gram tables where they lie in the file: the same logits as copied.
+  {
+    const std::string path = dir.file("chars/model.han");
+    const han::Classifier copied = han::load_classifier(path);
+    const han::Classifier mapped = han::load_classifier(path, nullptr, nullptr, han::Residence::mapped);
+    REQUIRE(!mapped.linear.grams.word_grams_stored.empty());
+    const han::Documents docs =
+        han::encode_all(han::read_examples(dir.file("test.jsonl"), han::DataFormat::jsonl, true), copied.tokenizer(),
+                        copied.caps(), copied.vocab, copied.labels, true);
+    std::vector<han::Index> all(docs.size());
+    for (std::size_t i = 0; i < all.size(); ++i) all[i] = static_cast<han::Index>(i);
+    const auto logits = [&](const han::Classifier& c) {
+      return han::linear_member_logits(c.linear, han::linear_member_features(c.linear, docs, all));
+    };
+    CHECK(logits(copied).isApprox(logits(mapped), 1e-6f));
+  }
   const RunResult words = run(han_cmd(train_args(dir, dir.file("words"), " --set model.linear_chars=false --set model.linear_weight=1")));
   INFO(words.err);
   REQUIRE(words.exit_code == 0);

@@ -12,10 +12,12 @@
 // value exact (below 2^24: a bucket, an index, a word's count); the offsets, which T may
 // take past 2^24, are summed from the counts as integers.
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <vector>
 
 #include "han/core/config_enums.h"
+#include "han/core/tensor_view.h"
 #include "han/core/types.h"
 #include "han/text/documents.h"
 #include "han/text/vocab.h"
@@ -41,9 +43,20 @@ struct CharGrams {
   Matrix word_counts = Matrix(1, 0);  // (1, V): how many of word_grams each word has; (1, 0) without n-grams
   Matrix word_grams = Matrix(1, 0);   // (1, T): indices into buckets, word by word
   std::vector<Index> word_starts;     // (V + 1): where each word's start in word_grams (from the counts)
-  Index count() const { return buckets.cols(); }
-  // Word id's n-grams are word_grams[first(id) .. first(id + 1)).
+  // buckets and word_grams left in a mapped model file (prediction; those Matrix are then
+  // empty): each value is checked as it is read, so a one-line prediction reads a few.
+  TensorView buckets_stored, word_grams_stored;
+  std::string origin;  // the model file they are stored in, for messages
+
+  Index count() const { return buckets_stored.empty() ? buckets.cols() : buckets_stored.cols(); }  // G
+  Index total() const { return word_grams_stored.empty() ? word_grams.cols() : word_grams_stored.cols(); }  // T
+  Scalar bucket(Index k) const { return buckets_stored.empty() ? buckets(0, k) : *buckets_stored.values(k, 1); }
+  // Word id's n-grams are gram_at(first(id)) .. gram_at(first(id + 1) - 1).
   Index first(Index id) const { return word_starts[static_cast<std::size_t>(id)]; }
+  // Entry t of word_grams: an index into the buckets; han::Error when a stored one is not.
+  Index gram_at(Index t) const;
+  // The buckets as a Matrix (a copy when stored).
+  Matrix bucket_matrix() const { return buckets_stored.empty() ? buckets : buckets_stored.copy(); }
 };
 
 // The n-grams of `train` (its words as `vocab` spells them, and its unknown words) held by
@@ -69,7 +82,8 @@ Index find_sorted_bucket(Index count, const Bucket& bucket, std::uint32_t b) {
 }
 
 // Sets g.word_starts from the counts when the tables fit together for a vocabulary of
-// `vocab_size` words and returns ""; else returns what is wrong with them.
+// `vocab_size` words and returns ""; else returns what is wrong with them. Tables left in a
+// model file are not read whole: their values are checked as they are used.
 std::string index_char_grams(CharGrams& g, Index vocab_size);
 
 }  // namespace han
