@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cmath>
+#include <limits>
 #include <numeric>
 
 #include "han/core/parallel.h"
@@ -104,36 +106,81 @@ double tempered_dev_loss(LinearMemberParams& p, const OutputHead& head, const Do
   return tempered_nll(head.task, logits, gold, T);
 }
 
+// The member fitted at one C: its weights (tempered on dev), their dev loss and the
+// solutions it came from.
+struct Trial {
+  double c = 0;
+  double dev_loss = std::numeric_limits<double>::quiet_NaN();
+  LinearMemberParams params;
+  LinearSolutions solutions;
+};
+
+class CSearch {
+ public:
+  CSearch(const Config& cfg, const Corpus& corpus, const OutputHead& head, LinearMemberParams member)
+      : corpus_(corpus), head_(head), member_(std::move(member)),
+        problems_(member_problems(head, corpus.train, member_.W.rows())),
+        rows_(linear_member_features(member_, corpus.train, every_document(corpus.train)), member_.W.cols()),
+        threads_(resolve_threads(cfg.trainer.threads)) {}
+
+  // Fitted at C, each problem's solver from `solutions`.
+  Trial fit(double C, LinearSolutions solutions) const {
+    const auto start = std::chrono::steady_clock::now();
+    fit_all(rows_, problems_, C, threads_, solutions);
+    Trial t{C, std::numeric_limits<double>::quiet_NaN(), member_, std::move(solutions)};
+    set_weights(t.params, t.solutions);
+    if (corpus_.dev.empty()) return t;
+    t.dev_loss = tempered_dev_loss(t.params, head_, corpus_.dev);
+    spdlog::debug("linear member: C {} dev loss {:.4f} ({:.1f}s)", C, t.dev_loss,
+                  std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    return t;
+  }
+
+  // From `best` by factors of `step` while a step lowers the dev loss; true if one did.
+  bool walk(Trial& best, double step) const {
+    bool moved = false;
+    for (double C = best.c * step; C >= kMinLinearC && C <= kMaxLinearC; C *= step) {
+      Trial t = fit(C, best.solutions);
+      if (!(t.dev_loss < best.dev_loss)) break;
+      best = std::move(t);
+      moved = true;
+    }
+    return moved;
+  }
+
+ private:
+  static std::vector<Index> every_document(const Documents& docs) {
+    std::vector<Index> all(docs.size());
+    std::iota(all.begin(), all.end(), Index{0});
+    return all;
+  }
+
+  const Corpus& corpus_;
+  const OutputHead& head_;
+  LinearMemberParams member_;
+  MemberProblems problems_;
+  LinearRows rows_;
+  int threads_;
+};
+
 }  // namespace
 
 LinearMemberResult fit_linear_member(const Config& cfg, const Corpus& corpus, const OutputHead& head,
-                                     LinearMemberParams member) {
-  std::vector<Index> all(corpus.train.size());
-  std::iota(all.begin(), all.end(), Index{0});
-  const MemberProblems problems = member_problems(head, corpus.train, member.W.rows());
-  const LinearRows rows(linear_member_features(member, corpus.train, all), member.W.cols());
-  const int threads = resolve_threads(cfg.trainer.threads);
+                                     LinearMemberParams member, const LinearStart& start) {
+  const CSearch search(cfg, corpus, head, std::move(member));
+  const bool on_dev = cfg.model.linear_c == kAutoReal && !corpus.dev.empty();
+  const double first = !on_dev ? (cfg.model.linear_c != kAutoReal ? cfg.model.linear_c : kLinearCWithoutDev)
+                       : start.c > 0 ? std::clamp(start.c, kMinLinearC, kMaxLinearC)
+                                     : kMinLinearC;
+  Trial best = search.fit(first, start.solutions);
+  if (on_dev && !search.walk(best, kLinearCStep)) search.walk(best, 1 / kLinearCStep);
   LinearMemberResult r;
   r.solver = LinearSolver::liblinear;
-  std::vector<std::vector<double>> w;
-  const bool search = cfg.model.linear_c == kAutoReal && !corpus.dev.empty();
-  r.c_on_dev = search;
-  const double first = cfg.model.linear_c != kAutoReal ? cfg.model.linear_c : search ? kMinLinearC : kLinearCWithoutDev;
-  for (double C = first; C <= (search ? kMaxLinearC : first); C *= kLinearCStep) {
-    fit_all(rows, problems, C, threads, w);
-    set_weights(member, w);
-    if (corpus.dev.empty()) {
-      r.params = member;
-      r.c = C;
-      break;
-    }
-    const double loss = tempered_dev_loss(member, head, corpus.dev);
-    spdlog::debug("linear member: C {} dev loss {:.4f}", C, loss);
-    if (std::isfinite(r.dev_loss) && loss >= r.dev_loss) break;  // past the best
-    r.params = member;
-    r.c = C;
-    r.dev_loss = loss;
-  }
+  r.c_on_dev = on_dev;
+  r.c = best.c;
+  r.dev_loss = best.dev_loss;
+  r.params = std::move(best.params);
+  r.solutions = std::move(best.solutions);
   return r;
 }
 

@@ -191,30 +191,45 @@ bool equal_weights(const Documents& docs) {
   return std::all_of(w.begin(), w.end(), [&](float x) { return x == w.front(); });
 }
 
-// A member fitted from zeros over the words, their pairs and, when `chars`, their
-// character n-grams.
+// A member fitted over the words, their pairs and `grams`; by LIBLINEAR from `start`, or by
+// SGD from zeros.
 LinearMemberResult fitted_member(const Config& cfg, const Corpus& corpus, const OutputHead& head, const Matrix& pairs,
-                                 bool chars) {
-  const LinearText text = cfg.model.linear_text;
+                                 CharGrams grams, const LinearStart& start = {}) {
   const Index outputs = head_outputs(head.task, corpus.labels.size());
-  LinearMemberParams p =
-      linear_member_init(corpus.train, static_cast<Index>(corpus.vocab.size()), outputs, pairs, text,
-                         linear_member_grams(corpus.train, corpus.vocab, outputs, pairs.cols(), chars, text));
+  LinearMemberParams p = linear_member_init(corpus.train, static_cast<Index>(corpus.vocab.size()), outputs, pairs,
+                                            cfg.model.linear_text, std::move(grams));
   if (head.task == Task::multilabel) start_at_label_rates(p.b, label_rates(corpus));
-  if (equal_weights(corpus.train)) return fit_linear_member(cfg, corpus, head, std::move(p));
+  if (equal_weights(corpus.train)) return fit_linear_member(cfg, corpus, head, std::move(p), start);
   spdlog::info("linear member: the training documents weigh differently, which LIBLINEAR cannot weigh: SGD fits it");
   return train_by_sgd(cfg, corpus, head, std::move(p));
 }
 
-// model.linear_chars: auto fits the member with and without character n-grams and keeps
-// the one of lower dev loss (with them, without a dev set).
+// A start for the member with `grams` n-grams from the one without them at its C: its
+// weights, and zeros for the n-grams (columns between the pairs and the bias). The words'
+// features are the same in both, as the n-grams are scaled to unit length apart.
+LinearStart with_room_for_grams(const LinearMemberResult& without, Index grams) {
+  LinearStart start{without.c, without.solutions};
+  for (std::vector<double>& w : start.solutions)
+    if (!w.empty()) w.insert(w.end() - 1, static_cast<std::size_t>(grams), 0.0);
+  return start;
+}
+
+// model.linear_chars: auto fits the member without character n-grams, then with them from
+// where the first fit ended (its C and weights), and keeps the one of lower dev loss (with
+// them, without a dev set).
 LinearMemberResult fresh_linear_member(const Config& cfg, const Corpus& corpus, const OutputHead& head) {
   const Index outputs = head_outputs(head.task, corpus.labels.size());
   const Matrix pairs = linear_member_pairs(corpus.train, outputs, cfg.model.linear_ngrams, cfg.model.linear_text);
   const Switch chars = cfg.model.linear_chars;
-  if (chars != Switch::auto_ || corpus.dev.empty()) return fitted_member(cfg, corpus, head, pairs, chars != Switch::off);
-  LinearMemberResult with = fitted_member(cfg, corpus, head, pairs, true);
-  LinearMemberResult without = fitted_member(cfg, corpus, head, pairs, false);
+  auto grams = [&](bool on) {
+    return linear_member_grams(corpus.train, corpus.vocab, outputs, pairs.cols(), on, cfg.model.linear_text);
+  };
+  if (chars != Switch::auto_ || corpus.dev.empty())
+    return fitted_member(cfg, corpus, head, pairs, grams(chars != Switch::off));
+  LinearMemberResult without = fitted_member(cfg, corpus, head, pairs, grams(false));
+  CharGrams kept = grams(true);
+  const LinearStart start = with_room_for_grams(without, kept.count());
+  LinearMemberResult with = fitted_member(cfg, corpus, head, pairs, std::move(kept), start);
   const bool keep = with.params.gram_count() > 0 && with.dev_loss < without.dev_loss;
   spdlog::info("linear member: character n-grams {} (linear_chars auto: dev loss {:.4f} with {} of them, {:.4f} without)",
                keep ? "kept" : "left out", with.dev_loss, with.params.gram_count(), without.dev_loss);

@@ -23,8 +23,12 @@ void silence_liblinear() {
   std::call_once(once, [] { set_print_string_function([](const char*) {}); });
 }
 
-// Its primal solvers' stopping tolerance (LIBLINEAR's own default for them).
-constexpr double kTolerance = 0.01;
+// Its primal solvers stop once the gradient's norm is this fraction of its norm at zero.
+// LIBLINEAR's own default, 0.01, stops short of the optimum: the fit then depends on where
+// it starts, and C chosen on dev chooses partly the stopping point. 1e-4 is what
+// scikit-learn passes (its tol); on 20news it lowers the member's dev loss from 0.2751 to
+// 0.2687 without n-grams (research log, "The solver's tolerance").
+constexpr double kTolerance = 1e-4;
 
 }  // namespace
 

@@ -74,12 +74,13 @@ TEST_CASE("LIBLINEAR's weights minimise the regularised loss, from zero or from 
     const double at_zero = norm(objective_gradient(p, y, loss, 4, zero));
     const std::vector<double> w = fit_linear(rows, y, loss, 4, {});
     REQUIRE(w.size() == zero.size());
-    CHECK(norm(objective_gradient(p, y, loss, 4, w)) < 0.02 * at_zero);
+    // Its tolerance, 1e-4 of the gradient at zero (LIBLINEAR's default, 0.01, would fail this).
+    CHECK(norm(objective_gradient(p, y, loss, 4, w)) < 2e-4 * at_zero);
     // It learned the hidden signs: even features up, odd ones down.
     for (Index f = 0; f < features; ++f) CHECK((f % 2 == 0 ? w[f] > 0 : w[f] < 0));
     // From the solution at another C, the same optimum.
     const std::vector<double> warm = fit_linear(rows, y, loss, 4, fit_linear(rows, y, loss, 1, {}));
-    for (std::size_t k = 0; k < w.size(); ++k) CHECK(warm[k] == Approx(w[k]).margin(0.05 * norm(w)));
+    for (std::size_t k = 0; k < w.size(); ++k) CHECK(warm[k] == Approx(w[k]).margin(1e-3 * norm(w)));
     CHECK(fit_linear(rows, y, loss, 4, {}) == w);  // no random order: the same weights
   }
 }

@@ -11,6 +11,7 @@
 // kLinearMemberEpochs epochs, and keeps the epoch with the lowest dev loss (patience as
 // trainer.patience; without dev, the last). Every rank of a distributed run trains the same one.
 #include <limits>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -25,6 +26,9 @@ constexpr int kLinearMemberEpochs = 30;
 
 enum class LinearSolver { liblinear, sgd };
 
+// LIBLINEAR's solutions, one per problem (features..., bias).
+using LinearSolutions = std::vector<std::vector<double>>;
+
 struct LinearMemberResult {
   LinearMemberParams params;
   LinearSolver solver = LinearSolver::sgd;
@@ -35,6 +39,7 @@ struct LinearMemberResult {
   double dev_loss = std::numeric_limits<double>::quiet_NaN();  // mean, at the best epoch
   double seconds = 0;
   double weight = kAutoReal;  // its share of the average, once settled (train/linear_weight.h)
+  LinearSolutions solutions;  // liblinear: each problem's weights at c, as the solver gave them (not saved)
   // {"solver", "C" or "best_epoch" and "epochs", "pairs", "char_grams", "dev_loss" (null without dev),
   // "weight"}: in the model header,
   // which holds no timing so that the same training writes the same file (a resumed run too).
