@@ -58,7 +58,8 @@ nlohmann::ordered_json explanation_json(const PredictItem& item, const Explanati
 // The names of the member's listed features: words and word pairs.
 std::vector<std::string> member_word_names(const MemberExplanation& m, const Classifier& c) {
   std::vector<std::string> names;
-  for (const MemberContribution& f : m.words) names.push_back(linear_feature_name(*c.linear_member(), c.vocab, f.word));
+  const LinearFeatureNamer name(*c.linear_member(), c.vocab);
+  for (const MemberContribution& f : m.words) names.push_back(name(f.word));
   return names;
 }
 

@@ -1,6 +1,7 @@
 #include "han/infer/bag_words.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "han/text/vocab.h"
 
@@ -36,8 +37,10 @@ std::vector<BagLeaning> bag_top_words(const Classifier& c, std::size_t per_answe
   if (c.config.model.bag != Bag::words && !c.linear_member()) return {};
   const Matrix mean = bag_weights(c);
   const LinearMemberParams* linear = c.linear_member();
+  std::optional<LinearFeatureNamer> member_name;
+  if (linear) member_name.emplace(*linear, c.vocab);
   const auto name = [&](Index id) -> std::string {
-    return linear ? linear_feature_name(*linear, c.vocab, id) : std::string(c.vocab.word(static_cast<std::int32_t>(id)));
+    return member_name ? (*member_name)(id) : std::string(c.vocab.word(static_cast<std::int32_t>(id)));
   };
   if (c.head.task == Task::regression) {
     const Vector up = mean.row(0).transpose();

@@ -157,7 +157,7 @@ HanParams take_member(std::vector<NamedTensor>& tensors, const Classifier& c, co
 // them), checked: the member's features follow from them.
 // Pairs left in the file are not read to check their order: their bytes are checked as
 // read, like every tensor's, and an unordered pair in a hand-made file is only never found
-// (find_word_pair; linear_feature_name checks its ids), as a hand-made weight is only wrong.
+// (find_word_pair; LinearFeatureNamer checks its ids), as a hand-made weight is only wrong.
 NamedTensor take_linear_pairs(std::vector<NamedTensor>& tensors, Index words, const std::string& path,
                               std::size_t& matched) {
   for (NamedTensor& t : tensors) {

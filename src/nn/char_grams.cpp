@@ -41,6 +41,38 @@ void for_each_gram(std::string_view word, F&& f) {
       f(std::string_view(padded).substr(at[i], at[i + n] - at[i]));
 }
 
+using WordBuckets = std::vector<std::vector<std::uint32_t>>;
+
+// Each vocabulary word's buckets, with repeats (none for <pad> and <unk>).
+WordBuckets buckets_of_words(const Vocab& vocab) {
+  WordBuckets of_word(vocab.size());
+  for (std::size_t id = 0; id < of_word.size(); ++id)
+    if (static_cast<std::int32_t>(id) != Vocab::kPad && static_cast<std::int32_t>(id) != Vocab::kUnk)
+      append_char_gram_buckets(vocab.word(static_cast<std::int32_t>(id)), of_word[id]);
+  return of_word;
+}
+
+// The tables for the sorted (1, G) `buckets` and words whose buckets are `of_word`.
+CharGrams tables_of(const WordBuckets& of_word, Matrix buckets) {
+  CharGrams g;
+  g.buckets = std::move(buckets);
+  const Index G = g.count();
+  if (G == 0) return g;
+  const auto bucket = [&](Index k) { return g.buckets(0, k); };
+  std::vector<Scalar> grams;
+  g.word_counts.resize(1, static_cast<Index>(of_word.size()));
+  g.word_starts.assign(1, 0);
+  for (std::size_t id = 0; id < of_word.size(); ++id) {
+    const std::size_t before = grams.size();
+    for (std::uint32_t b : of_word[id])
+      if (const Index k = find_sorted_bucket(G, bucket, b); k >= 0) grams.push_back(static_cast<Scalar>(k));
+    g.word_counts(0, static_cast<Index>(id)) = static_cast<Scalar>(grams.size() - before);
+    g.word_starts.push_back(static_cast<Index>(grams.size()));
+  }
+  g.word_grams = Eigen::Map<const Matrix>(grams.data(), 1, static_cast<Index>(grams.size()));
+  return g;
+}
+
 }  // namespace
 
 void append_char_gram_buckets(std::string_view word, std::vector<std::uint32_t>& out) {
@@ -56,12 +88,7 @@ std::string char_gram_of(std::string_view word, std::uint32_t bucket) {
 }
 
 CharGrams count_char_grams(const Documents& train, const Vocab& vocab, std::size_t max_grams, LinearText text) {
-  const Index V = static_cast<Index>(vocab.size());
-  // Each vocabulary word's buckets, once.
-  std::vector<std::vector<std::uint32_t>> of_word(static_cast<std::size_t>(V));
-  for (Index id = 0; id < V; ++id)
-    if (id != Vocab::kPad && id != Vocab::kUnk)
-      append_char_gram_buckets(vocab.word(static_cast<std::int32_t>(id)), of_word[static_cast<std::size_t>(id)]);
+  const WordBuckets of_word = buckets_of_words(vocab);  // hashed once, for the counts and the tables
   std::vector<std::uint32_t> df(kCharGramBuckets, 0), seen;
   for (const DocumentView d : train) {
     seen.clear();
@@ -87,31 +114,11 @@ CharGrams count_char_grams(const Documents& train, const Vocab& vocab, std::size
   }
   Matrix buckets(1, static_cast<Index>(kept.size()));
   for (std::size_t k = 0; k < kept.size(); ++k) buckets(0, static_cast<Index>(k)) = static_cast<Scalar>(kept[k]);
-  return char_grams_of_words(vocab, std::move(buckets));
+  return tables_of(of_word, std::move(buckets));
 }
 
 CharGrams char_grams_of_words(const Vocab& vocab, Matrix buckets) {
-  CharGrams g;
-  g.buckets = std::move(buckets);
-  const Index G = g.count();
-  if (G == 0) return g;
-  const auto bucket = [&](Index k) { return g.buckets(0, k); };
-  const auto V = static_cast<Index>(vocab.size());
-  std::vector<Scalar> grams;
-  std::vector<std::uint32_t> of_word;
-  g.word_counts.resize(1, V);
-  g.word_starts.assign(1, 0);
-  for (Index id = 0; id < V; ++id) {
-    of_word.clear();
-    if (id != Vocab::kPad && id != Vocab::kUnk) append_char_gram_buckets(vocab.word(static_cast<std::int32_t>(id)), of_word);
-    const std::size_t before = grams.size();
-    for (std::uint32_t b : of_word)
-      if (const Index k = find_sorted_bucket(G, bucket, b); k >= 0) grams.push_back(static_cast<Scalar>(k));
-    g.word_counts(0, id) = static_cast<Scalar>(grams.size() - before);
-    g.word_starts.push_back(static_cast<Index>(grams.size()));
-  }
-  g.word_grams = Eigen::Map<const Matrix>(grams.data(), 1, static_cast<Index>(grams.size()));
-  return g;
+  return tables_of(buckets_of_words(vocab), std::move(buckets));
 }
 
 Index CharGrams::gram_at(Index t) const {

@@ -110,37 +110,43 @@ LinearMemberParams linear_member_init(const Documents& train, Index vocab_size, 
 
 namespace {
 
-// 'chars:' and n-gram g's text, from the first vocabulary word that has it (a scan of the
-// words' n-grams: names are asked for a few at a time, to explain an answer).
-std::string char_gram_name(const LinearMemberParams& p, const Vocab& vocab, Index g) {
-  const auto bucket = static_cast<std::uint32_t>(p.grams.bucket(g));
-  const std::vector<Index>& starts = p.grams.word_starts;
-  for (Index t = 0; t < p.grams.total(); ++t) {
-    if (p.grams.gram_at(t) != g) continue;
-    const Index id = std::upper_bound(starts.begin(), starts.end(), t) - starts.begin() - 1;  // the word holding t
-    if (const std::string text = char_gram_of(vocab.word(static_cast<std::int32_t>(id)), bucket); !text.empty())
-      return "chars:" + text;
-  }
-  return "chars:#" + std::to_string(bucket);
-}
-
 }  // namespace
 
-std::string linear_feature_name(const LinearMemberParams& p, const Vocab& vocab, Index feature) {
-  const Index v = p.words();
-  HAN_ASSERT(feature >= 0 && feature < p.features() && static_cast<Index>(vocab.size()) == v);
-  if (feature < v) return std::string(vocab.word(static_cast<std::int32_t>(feature)));
-  if (feature >= v + p.pair_count()) return char_gram_name(p, vocab, feature - v - p.pair_count());
-  const Index k = feature - v;
-  const Scalar* pair = p.pair(k);
+LinearFeatureNamer::LinearFeatureNamer(const LinearMemberParams& p, const Vocab& vocab) : p_(p), vocab_(vocab) {
+  HAN_ASSERT(static_cast<Index>(vocab.size()) == p.words());
+}
+
+std::string LinearFeatureNamer::operator()(Index feature) const {
+  const Index v = p_.words();
+  HAN_ASSERT(feature >= 0 && feature < p_.features());
+  if (feature < v) return std::string(vocab_.word(static_cast<std::int32_t>(feature)));
+  if (feature >= v + p_.pair_count()) return gram_name(feature - v - p_.pair_count());
+  const Scalar* pair = p_.pair(feature - v);
   std::string name;
   for (int r = 0; r < 2; ++r) {
     // Checked: pairs used in place are not checked whole when the model loads.
     if (!(pair[r] >= 0 && pair[r] < static_cast<Scalar>(v)))
-      throw Error((vocab.origin().empty() ? "" : vocab.origin() + ": ") + "model file is corrupted (a word pair's id)");
-    name += (r ? " " : "") + std::string(vocab.word(static_cast<std::int32_t>(pair[r])));
+      throw Error((vocab_.origin().empty() ? "" : vocab_.origin() + ": ") + "model file is corrupted (a word pair's id)");
+    name += (r ? " " : "") + std::string(vocab_.word(static_cast<std::int32_t>(pair[r])));
   }
   return name;
+}
+
+std::string LinearFeatureNamer::gram_name(Index g) const {
+  const CharGrams& grams = p_.grams;
+  if (first_word_.empty()) {  // one pass over the words' n-grams, on the first name asked
+    first_word_.assign(static_cast<std::size_t>(grams.count()), -1);
+    for (Index id = 0; id + 1 < static_cast<Index>(grams.word_starts.size()); ++id)
+      for (Index t = grams.first(id); t < grams.first(id + 1); ++t) {
+        Index& first = first_word_[static_cast<std::size_t>(grams.gram_at(t))];
+        if (first < 0) first = id;
+      }
+  }
+  const auto bucket = static_cast<std::uint32_t>(grams.bucket(g));
+  if (const Index id = first_word_[static_cast<std::size_t>(g)]; id >= 0)
+    if (const std::string text = char_gram_of(vocab_.word(static_cast<std::int32_t>(id)), bucket); !text.empty())
+      return "chars:" + text;
+  return "chars:#" + std::to_string(bucket);
 }
 
 BagFeatures linear_member_features(const LinearMemberParams& p, const Documents& docs,

@@ -11,12 +11,16 @@ void UnknownWords::add(std::string_view word) {
     for (std::size_t i = 0; i < words_.size(); ++i) index_.emplace(words_[i], static_cast<std::uint32_t>(i));
     indexed_ = true;
   }
-  const auto [it, added] = index_.emplace(std::string(word), static_cast<std::uint32_t>(words_.size()));
-  if (added) {
-    if (words_.size() >= std::numeric_limits<std::uint32_t>::max()) throw Error("too many distinct unknown words");
-    words_.emplace_back(word);
+  key_.assign(word);  // a buffer reused, so a word already stored costs no allocation
+  if (const auto it = index_.find(key_); it != index_.end()) {
+    ids_.push_back(it->second);
+    return;
   }
-  ids_.push_back(it->second);
+  if (words_.size() >= std::numeric_limits<std::uint32_t>::max()) throw Error("too many distinct unknown words");
+  const auto id = static_cast<std::uint32_t>(words_.size());
+  index_.emplace(key_, id);
+  words_.emplace_back(word);
+  ids_.push_back(id);
 }
 
 void UnknownWords::end_document() { starts_.push_back(ids_.size()); }

@@ -93,7 +93,7 @@ TEST_CASE("character n-grams: those of two documents are kept, and an unknown wo
   // Named by the text of the n-gram, found in a vocabulary word.
   bool named = false;
   for (std::int32_t f : x.ids)
-    if (f >= p.words() && linear_feature_name(p, vocab(), f) == "chars:<cryp") named = true;
+    if (f >= p.words() && LinearFeatureNamer(p, vocab())(f) == "chars:<cryp") named = true;
   CHECK(named);
 }
 

@@ -45,8 +45,8 @@ TEST_CASE("word pairs as features: after the words, with their idf, named by the
   const BagFeatures x = linear_member_features(p, train, {1});
   CHECK(x.ids == std::vector<std::int32_t>{2, 3, 4, 5});
   const Vocab words = Vocab::from_words({"<pad>", "<unk>", "not", "good", "film"});
-  CHECK(linear_feature_name(p, words, 3) == "good");
-  CHECK(linear_feature_name(p, words, 5) == "not good");
+  CHECK(LinearFeatureNamer(p, words)(3) == "good");
+  CHECK(LinearFeatureNamer(p, words)(5) == "not good");
 }
 
 TEST_CASE("a damaged word pairs tensor is told apart", "[linear_member][word_pairs]") {

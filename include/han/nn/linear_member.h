@@ -84,8 +84,19 @@ LinearMemberParams linear_member_init(const Documents& train, Index vocab_size, 
                                       LinearText text = LinearText::whole, CharGrams grams = {});
 // A feature's text: its word, its two words joined by a space, or a character n-gram as
 // 'chars:' and its text (that of the first vocabulary word that has it; its bucket
-// number when none does).
-std::string linear_feature_name(const LinearMemberParams& p, const Vocab& vocab, Index feature);
+// number when none does). The first n-gram named indexes them all (one pass over the
+// words' n-grams), so keep one namer for many names. Holds references to `p` and `vocab`.
+class LinearFeatureNamer {
+ public:
+  LinearFeatureNamer(const LinearMemberParams& p, const Vocab& vocab);
+  std::string operator()(Index feature) const;
+
+ private:
+  std::string gram_name(Index g) const;
+  const LinearMemberParams& p_;
+  const Vocab& vocab_;
+  mutable std::vector<Index> first_word_;  // per n-gram, the first word holding it (-1: none)
+};
 // The features of docs[indices], in that order.
 BagFeatures linear_member_features(const LinearMemberParams& p, const Documents& docs,
                                    const std::vector<Index>& indices);

@@ -57,6 +57,7 @@ class UnknownWords {
   std::vector<std::string> words_;
   std::unordered_map<std::string, std::uint32_t> index_;  // word -> id, while adding
   bool indexed_ = true;  // whether index_ holds every word
+  std::string key_;       // add()'s lookup key
 };
 
 inline std::string_view UnknownWordList::operator[](std::size_t i) const { return words_->word(words_->id_at(first_ + i)); }
