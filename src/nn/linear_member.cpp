@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "han/core/error.h"
+#include "han/core/parallel.h"
 #include "han/nn/word_pairs.h"
 
 namespace han {
@@ -24,6 +25,17 @@ bool fixed_linear_member_tensor(const std::string& name) {
 }
 
 namespace {
+
+// Parts for `threads` threads over n documents: one per thread, none under 256 documents.
+int parts_for(std::size_t n, int threads) {
+  return static_cast<int>(std::clamp<std::size_t>(n / 256, 1, static_cast<std::size_t>(std::max(threads, 1))));
+}
+
+// Part t of n items cut into `parts` consecutive parts as equal as can be.
+std::pair<std::size_t, std::size_t> part_range(std::size_t n, int parts, int t) {
+  const auto at = [&](int k) { return n * static_cast<std::size_t>(k) / static_cast<std::size_t>(parts); };
+  return {at(t), at(t + 1)};
+}
 
 // Appends the feature ids of document d: its words, the pairs of p it holds (each pair at
 // V + its column), then its words' character n-grams (at V + K + their index). Pairs in a
@@ -80,7 +92,7 @@ CharGrams linear_member_grams(const Documents& train, const Vocab& vocab, Index 
 }
 
 LinearMemberParams linear_member_init(const Documents& train, Index vocab_size, Index outputs, Matrix pairs,
-                                      LinearText text, CharGrams grams) {
+                                      LinearText text, CharGrams grams, int threads) {
   LinearMemberParams p;
   p.pairs = std::move(pairs);
   p.grams = std::move(grams);
@@ -88,19 +100,29 @@ LinearMemberParams linear_member_init(const Documents& train, Index vocab_size, 
   const Index features = vocab_size + p.pairs.cols() + p.grams.count();
   p.W = Matrix::Zero(outputs, features);
   p.b = Matrix::Zero(outputs, 1);
-  std::vector<double> df(static_cast<std::size_t>(features), 0.0);
-  std::vector<std::int32_t> seen;
-  std::vector<std::uint32_t> buckets;
-  for (const DocumentView d : train) {
-    seen.clear();
-    append_features(d, p, vocab_size, seen, buckets, train.unknown_words() != nullptr);
-    std::sort(seen.begin(), seen.end());
-    seen.erase(std::unique(seen.begin(), seen.end()), seen.end());
-    for (std::int32_t id : seen) {
-      HAN_ASSERT(id >= 0 && id < features);
-      df[static_cast<std::size_t>(id)] += 1;
+  // Document frequencies, counted on `threads` threads over parts of train, then summed.
+  const int parts = parts_for(train.size(), threads);
+  std::vector<std::vector<std::uint32_t>> part_df(static_cast<std::size_t>(parts));
+  run_parallel(parts, [&](int t) {
+    std::vector<std::uint32_t>& df = part_df[static_cast<std::size_t>(t)];
+    df.assign(static_cast<std::size_t>(features), 0);
+    std::vector<std::int32_t> seen;
+    std::vector<std::uint32_t> buckets;
+    const auto [begin, end] = part_range(train.size(), parts, t);
+    for (std::size_t i = begin; i < end; ++i) {
+      seen.clear();
+      append_features(train[i], p, vocab_size, seen, buckets, train.unknown_words() != nullptr);
+      std::sort(seen.begin(), seen.end());
+      seen.erase(std::unique(seen.begin(), seen.end()), seen.end());
+      for (std::int32_t id : seen) {
+        HAN_ASSERT(id >= 0 && id < features);
+        ++df[static_cast<std::size_t>(id)];
+      }
     }
-  }
+  });
+  std::vector<double> df(static_cast<std::size_t>(features), 0.0);
+  for (const std::vector<std::uint32_t>& part : part_df)
+    for (std::size_t id = 0; id < part.size(); ++id) df[id] += part[id];
   const double n = static_cast<double>(train.size());
   p.idf.resize(features, 1);
   for (Index id = 0; id < features; ++id)
@@ -149,23 +171,51 @@ std::string LinearFeatureNamer::gram_name(Index g) const {
   return "chars:#" + std::to_string(bucket);
 }
 
-BagFeatures linear_member_features(const LinearMemberParams& p, const Documents& docs,
-                                   const std::vector<Index>& indices) {
+namespace {
+
+// The features of docs[indices[begin, end)].
+BagFeatures features_of(const LinearMemberParams& p, const Documents& docs, const std::vector<Index>& indices,
+                        std::size_t begin, std::size_t end) {
   std::vector<std::int32_t> tokens;
   std::vector<std::uint32_t> buckets;
   std::vector<Index> doc_tokens;
-  doc_tokens.reserve(indices.size());
-  for (Index i : indices) {
+  doc_tokens.reserve(end - begin);
+  for (std::size_t n = begin; n < end; ++n) {
+    const Index i = indices[n];
     HAN_ASSERT(i >= 0 && static_cast<std::size_t>(i) < docs.size());
-    const DocumentView d = docs[static_cast<std::size_t>(i)];
     const std::size_t before = tokens.size();
-    append_features(d, p, p.words(), tokens, buckets, docs.unknown_words() != nullptr);
+    append_features(docs[static_cast<std::size_t>(i)], p, p.words(), tokens, buckets, docs.unknown_words() != nullptr);
     doc_tokens.push_back(static_cast<Index>(tokens.size() - before));
   }
   const auto grams = static_cast<std::int32_t>(p.features() - p.gram_count());
   if (p.idf_stored.empty()) return bag_features(tokens, doc_tokens, p.idf.data(), grams);
   for (std::int32_t f : tokens) p.idf_stored.values(f, 1);  // checks the entries bag_features reads
   return bag_features(tokens, doc_tokens, p.idf_stored.values(0, 0), grams);
+}
+
+// The parts one after another.
+BagFeatures joined(std::vector<BagFeatures> parts) {
+  BagFeatures x = std::move(parts.front());
+  for (std::size_t k = 1; k < parts.size(); ++k) {
+    const Index offset = x.start.back();
+    for (std::size_t d = 1; d < parts[k].start.size(); ++d) x.start.push_back(offset + parts[k].start[d]);
+    x.ids.insert(x.ids.end(), parts[k].ids.begin(), parts[k].ids.end());
+    x.values.insert(x.values.end(), parts[k].values.begin(), parts[k].values.end());
+  }
+  return x;
+}
+
+}  // namespace
+
+BagFeatures linear_member_features(const LinearMemberParams& p, const Documents& docs,
+                                   const std::vector<Index>& indices, int threads) {
+  const int parts = parts_for(indices.size(), threads);
+  std::vector<BagFeatures> part(static_cast<std::size_t>(parts));
+  run_parallel(parts, [&](int t) {
+    const auto [begin, end] = part_range(indices.size(), parts, t);
+    part[static_cast<std::size_t>(t)] = features_of(p, docs, indices, begin, end);
+  });
+  return joined(std::move(part));
 }
 
 Matrix linear_member_logits(const LinearMemberParams& p, const BagFeatures& x) {

@@ -87,10 +87,10 @@ void set_weights(LinearMemberParams& p, const std::vector<std::vector<double>>& 
 
 // The member's dev loss; for classification, at the temperature that minimises it, which
 // is folded into the weights.
-double tempered_dev_loss(LinearMemberParams& p, const OutputHead& head, const Documents& dev) {
+double tempered_dev_loss(LinearMemberParams& p, const OutputHead& head, const Documents& dev, int threads) {
   OutputHead logits_head = head;
   logits_head.answers_logits = true;
-  const Matrix logits = linear_member_answers(p, logits_head, dev);
+  const Matrix logits = linear_member_answers(p, logits_head, dev, threads);
   if (head.task == Task::regression) {
     double sum = 0;
     for (std::size_t i = 0; i < dev.size(); ++i) {
@@ -120,8 +120,8 @@ class CSearch {
   CSearch(const Config& cfg, const Corpus& corpus, const OutputHead& head, LinearMemberParams member)
       : corpus_(corpus), head_(head), member_(std::move(member)),
         problems_(member_problems(head, corpus.train, member_.W.rows())),
-        rows_(linear_member_features(member_, corpus.train, every_document(corpus.train)), member_.W.cols()),
-        threads_(resolve_threads(cfg.trainer.threads)) {}
+        threads_(resolve_threads(cfg.trainer.threads)),
+        rows_(linear_member_features(member_, corpus.train, every_document(corpus.train), threads_), member_.W.cols()) {}
 
   // Fitted at C, each problem's solver from `solutions`.
   Trial fit(double C, LinearSolutions solutions) const {
@@ -130,7 +130,7 @@ class CSearch {
     Trial t{C, std::numeric_limits<double>::quiet_NaN(), member_, std::move(solutions)};
     set_weights(t.params, t.solutions);
     if (corpus_.dev.empty()) return t;
-    t.dev_loss = tempered_dev_loss(t.params, head_, corpus_.dev);
+    t.dev_loss = tempered_dev_loss(t.params, head_, corpus_.dev, threads_);
     spdlog::debug("linear member: C {} dev loss {:.4f} ({:.1f}s)", C, t.dev_loss,
                   std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     return t;
@@ -159,8 +159,8 @@ class CSearch {
   const OutputHead& head_;
   LinearMemberParams member_;
   MemberProblems problems_;
-  LinearRows rows_;
   int threads_;
+  LinearRows rows_;
 };
 
 }  // namespace
@@ -173,7 +173,8 @@ LinearMemberResult fit_linear_member(const Config& cfg, const Corpus& corpus, co
                        : start.c > 0 ? std::clamp(start.c, kMinLinearC, kMaxLinearC)
                                      : kMinLinearC;
   Trial best = search.fit(first, start.solutions);
-  if (on_dev && !search.walk(best, kLinearCStep)) search.walk(best, 1 / kLinearCStep);
+  const bool walk = on_dev && best.dev_loss < start.beat;
+  if (walk && !search.walk(best, kLinearCStep)) search.walk(best, 1 / kLinearCStep);
   LinearMemberResult r;
   r.solver = LinearSolver::liblinear;
   r.c_on_dev = on_dev;

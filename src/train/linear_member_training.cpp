@@ -153,12 +153,12 @@ void log_linear_member(const LinearMemberResult& r) {
     spdlog::info("linear member: {} epochs (no dev set), {:.1f}s", r.epochs, r.seconds);
 }
 
-Matrix linear_member_answers(const LinearMemberParams& p, const OutputHead& head, const Documents& docs) {
+Matrix linear_member_answers(const LinearMemberParams& p, const OutputHead& head, const Documents& docs, int threads) {
   constexpr Index kChunk = 1024;  // documents whose features are held at once
   Matrix answers(p.b.rows(), static_cast<Index>(docs.size()));
   for (const Indices& chunk : cut_into_batches(in_order(docs.size()), kChunk))
     answers.middleCols(chunk.front(), static_cast<Index>(chunk.size())) =
-        head_answers(head, linear_member_logits(p, linear_member_features(p, docs, chunk)));
+        head_answers(head, linear_member_logits(p, linear_member_features(p, docs, chunk, threads)));
   return answers;
 }
 
@@ -197,7 +197,7 @@ LinearMemberResult fitted_member(const Config& cfg, const Corpus& corpus, const 
                                  CharGrams grams, const LinearStart& start = {}) {
   const Index outputs = head_outputs(head.task, corpus.labels.size());
   LinearMemberParams p = linear_member_init(corpus.train, static_cast<Index>(corpus.vocab.size()), outputs, pairs,
-                                            cfg.model.linear_text, std::move(grams));
+                                            cfg.model.linear_text, std::move(grams), resolve_threads(cfg.trainer.threads));
   if (head.task == Task::multilabel) start_at_label_rates(p.b, label_rates(corpus));
   if (equal_weights(corpus.train)) return fit_linear_member(cfg, corpus, head, std::move(p), start);
   spdlog::info("linear member: the training documents weigh differently, which LIBLINEAR cannot weigh: SGD fits it");
@@ -216,7 +216,8 @@ LinearStart with_room_for_grams(const LinearMemberResult& without, Index grams) 
 
 // model.linear_chars: auto fits the member without character n-grams, then with them from
 // where the first fit ended (its C and weights), and keeps the one of lower dev loss (with
-// them, without a dev set).
+// them, without a dev set). Only when they win at that C does the search for theirs go on:
+// where the words say enough (IMDB), that saves a third of the member's time.
 LinearMemberResult fresh_linear_member(const Config& cfg, const Corpus& corpus, const OutputHead& head) {
   const Index outputs = head_outputs(head.task, corpus.labels.size());
   const Matrix pairs = linear_member_pairs(corpus.train, outputs, cfg.model.linear_ngrams, cfg.model.linear_text);
@@ -228,7 +229,8 @@ LinearMemberResult fresh_linear_member(const Config& cfg, const Corpus& corpus, 
     return fitted_member(cfg, corpus, head, pairs, grams(chars != Switch::off));
   LinearMemberResult without = fitted_member(cfg, corpus, head, pairs, grams(false));
   CharGrams kept = grams(true);
-  const LinearStart start = with_room_for_grams(without, kept.count());
+  LinearStart start = with_room_for_grams(without, kept.count());
+  start.beat = without.dev_loss;
   LinearMemberResult with = fitted_member(cfg, corpus, head, pairs, std::move(kept), start);
   const bool keep = with.params.gram_count() > 0 && with.dev_loss < without.dev_loss;
   spdlog::info("linear member: character n-grams {} (linear_chars auto: dev loss {:.4f} with {} of them, {:.4f} without)",

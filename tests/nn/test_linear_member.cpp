@@ -88,6 +88,27 @@ TEST_CASE("linear member features: idf from the training documents, sublinear tf
   CHECK(x.values[1] == Approx(idf_rare / norm1));
 }
 
+TEST_CASE("linear member features and idf: the same read on two threads as on one", "[linear_member]") {
+  // 1,000 documents: four parts of 256 or more, so two threads each read part of them.
+  std::vector<Document> docs = han::test::random_documents(1000, 5);
+  for (std::size_t i = 0; i < docs.size(); ++i) docs[i].label = static_cast<std::int32_t>(i % 2);
+  const Documents train(docs);
+  const Matrix pairs = linear_member_pairs(train, 2, 2);
+  const LinearMemberParams one = linear_member_init(train, 30, 2, pairs, LinearText::whole, {}, 1);
+  const LinearMemberParams two = linear_member_init(train, 30, 2, pairs, LinearText::whole, {}, 2);
+  CHECK(one.idf == two.idf);
+  std::vector<Index> order(docs.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<Index>(order.size() - 1 - i);  // any order
+  const BagFeatures a = linear_member_features(one, train, order, 1), b = linear_member_features(one, train, order, 2);
+  CHECK(a.start == b.start);
+  CHECK(a.ids == b.ids);
+  CHECK(a.values == b.values);
+  REQUIRE(a.start.size() == docs.size() + 1);
+  // And each document's features are its own, wherever it falls: the last asked is document 0.
+  const BagFeatures first = linear_member_features(one, train, {0});
+  CHECK(std::vector<std::int32_t>(b.ids.begin() + b.start[999], b.ids.end()) == first.ids);
+}
+
 TEST_CASE("linear member gradients through every head", "[linear_member][gradcheck]") {
   std::vector<Document> docs = docs_and_empty();
   const std::vector<std::vector<std::int32_t>> sets = {{0, 2}, {1}, {0, 1, 2}, {2}, {}};

@@ -80,8 +80,9 @@ CharGrams linear_member_grams(const Documents& train, const Vocab& vocab, Index 
                               LinearText text = LinearText::whole);
 // Zero weights, and the idf of `train` (read as `text` says) over the features: a
 // vocabulary of `vocab_size` ids, then `pairs`, then `grams`.
+// The documents are read on `threads` threads (the same idf for any count).
 LinearMemberParams linear_member_init(const Documents& train, Index vocab_size, Index outputs, Matrix pairs = Matrix(2, 0),
-                                      LinearText text = LinearText::whole, CharGrams grams = {});
+                                      LinearText text = LinearText::whole, CharGrams grams = {}, int threads = 1);
 // A feature's text: its word, its two words joined by a space, or a character n-gram as
 // 'chars:' and its text (that of the first vocabulary word that has it; its bucket
 // number when none does). The first n-gram named indexes them all (one pass over the
@@ -97,9 +98,9 @@ class LinearFeatureNamer {
   const Vocab& vocab_;
   mutable std::vector<Index> first_word_;  // per n-gram, the first word holding it (-1: none)
 };
-// The features of docs[indices], in that order.
+// The features of docs[indices], in that order, read on `threads` threads.
 BagFeatures linear_member_features(const LinearMemberParams& p, const Documents& docs,
-                                   const std::vector<Index>& indices);
+                                   const std::vector<Index>& indices, int threads = 1);
 // logits (C, B) = W x_b + b.
 Matrix linear_member_logits(const LinearMemberParams& p, const BagFeatures& x);
 // g.W += d_logits x^T and g.b += the row sums of d_logits (g.idf untouched).

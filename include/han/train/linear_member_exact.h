@@ -8,6 +8,8 @@
 // member's temperature is fitted on dev with each C and folded into its weights, so its
 // probabilities are calibrated before they are averaged in, and C is the one with the
 // lowest tempered dev loss (dev squared error for regression). Without dev, C = kLinearCWithoutDev.
+#include <limits>
+
 #include "han/core/config.h"
 #include "han/nn/head.h"
 #include "han/train/linear_member_training.h"
@@ -20,9 +22,11 @@ constexpr double kLinearCWithoutDev = 16;
 // Where the C search starts: at `c` (0: kMinLinearC), each problem's solver from `solutions`
 // (empty: from zeros). A fit of nearby features at its best C saves the long path up from
 // kMinLinearC, whose first, cold fit costs the most.
+// With `beat`, the search stops at the first C unless its dev loss is lower than that.
 struct LinearStart {
   double c = 0;
   LinearSolutions solutions;
+  double beat = std::numeric_limits<double>::infinity();
 };
 
 // `member` holds the features (linear_member_init), whose weights are fitted here.

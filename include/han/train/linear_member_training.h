@@ -61,7 +61,8 @@ LinearMemberResult train_linear_member(const Config& cfg, const Corpus& corpus, 
                                        const LinearMemberParams* start = nullptr);
 
 // The member's answers for every document of `docs` (C x docs.size()), by `head`.
-Matrix linear_member_answers(const LinearMemberParams& p, const OutputHead& head, const Documents& docs);
+Matrix linear_member_answers(const LinearMemberParams& p, const OutputHead& head, const Documents& docs,
+                             int threads = 1);
 
 // The config a run's HAN part trains with (and its model files hold until the linear
 // member joins): `cfg` without model.linear_member.
