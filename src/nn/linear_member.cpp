@@ -130,10 +130,6 @@ LinearMemberParams linear_member_init(const Documents& train, Index vocab_size, 
   return p;
 }
 
-namespace {
-
-}  // namespace
-
 LinearFeatureNamer::LinearFeatureNamer(const LinearMemberParams& p, const Vocab& vocab) : p_(p), vocab_(vocab) {
   HAN_ASSERT(static_cast<Index>(vocab.size()) == p.words());
 }
