@@ -91,9 +91,57 @@ CharGrams linear_member_grams(const Documents& train, const Vocab& vocab, Index 
   return count_char_grams(train, vocab, std::min(kMaxCharGrams, budget > taken ? budget - taken : 0), text);
 }
 
-LinearMemberParams linear_member_init(const Documents& train, Index vocab_size, Index outputs, Matrix pairs,
-                                      LinearText text, CharGrams grams, int threads) {
-  LinearMemberParams p;
+namespace {
+
+// `more`'s documents after x's.
+void append_bag(BagFeatures& x, const BagFeatures& more) {
+  const Index offset = x.start.back();
+  for (std::size_t d = 1; d < more.start.size(); ++d) x.start.push_back(offset + more.start[d]);
+  x.ids.insert(x.ids.end(), more.ids.begin(), more.ids.end());
+  x.values.insert(x.values.end(), more.values.begin(), more.values.end());
+}
+
+// The parts one after another.
+BagFeatures joined(std::vector<BagFeatures> parts) {
+  BagFeatures x = std::move(parts.front());
+  for (std::size_t k = 1; k < parts.size(); ++k) append_bag(x, parts[k]);
+  return x;
+}
+
+// The feature counts of train[begin, end) (bag_counts), read in chunks; each feature's
+// document frequency is added to df. With `keep`, the counts are returned, else dropped
+// chunk by chunk (the memory of one chunk's).
+BagFeatures counted_part(const Documents& train, const LinearMemberParams& p, Index words, std::size_t begin,
+                         std::size_t end, bool keep, std::vector<std::uint32_t>& df) {
+  constexpr std::size_t kChunk = 1024;
+  BagFeatures kept;
+  kept.start.push_back(0);
+  std::vector<std::int32_t> tokens;
+  std::vector<std::uint32_t> buckets;
+  std::vector<Index> doc_tokens;
+  for (std::size_t first = begin; first < end; first += kChunk) {
+    tokens.clear();
+    doc_tokens.clear();
+    for (std::size_t i = first; i < std::min(end, first + kChunk); ++i) {
+      const std::size_t before = tokens.size();
+      append_features(train[i], p, words, tokens, buckets, train.unknown_words() != nullptr);
+      doc_tokens.push_back(static_cast<Index>(tokens.size() - before));
+    }
+    const BagFeatures counts = bag_counts(tokens, doc_tokens);
+    for (std::int32_t id : counts.ids) {
+      HAN_ASSERT(id >= 0 && static_cast<std::size_t>(id) < df.size());
+      ++df[static_cast<std::size_t>(id)];
+    }
+    if (keep) append_bag(kept, counts);
+  }
+  return kept;
+}
+
+// linear_member_init, and with `keep` the features of every training document.
+LinearMemberInit member_init(const Documents& train, Index vocab_size, Index outputs, Matrix pairs, LinearText text,
+                             CharGrams grams, int threads, bool keep) {
+  LinearMemberInit r;
+  LinearMemberParams& p = r.params;
   p.pairs = std::move(pairs);
   p.grams = std::move(grams);
   p.text = text;
@@ -103,22 +151,12 @@ LinearMemberParams linear_member_init(const Documents& train, Index vocab_size, 
   // Document frequencies, counted on `threads` threads over parts of train, then summed.
   const int parts = parts_for(train.size(), threads);
   std::vector<std::vector<std::uint32_t>> part_df(static_cast<std::size_t>(parts));
+  std::vector<BagFeatures> part_bags(static_cast<std::size_t>(parts));
   run_parallel(parts, [&](int t) {
     std::vector<std::uint32_t>& df = part_df[static_cast<std::size_t>(t)];
     df.assign(static_cast<std::size_t>(features), 0);
-    std::vector<std::int32_t> seen;
-    std::vector<std::uint32_t> buckets;
     const auto [begin, end] = part_range(train.size(), parts, t);
-    for (std::size_t i = begin; i < end; ++i) {
-      seen.clear();
-      append_features(train[i], p, vocab_size, seen, buckets, train.unknown_words() != nullptr);
-      std::sort(seen.begin(), seen.end());
-      seen.erase(std::unique(seen.begin(), seen.end()), seen.end());
-      for (std::int32_t id : seen) {
-        HAN_ASSERT(id >= 0 && id < features);
-        ++df[static_cast<std::size_t>(id)];
-      }
-    }
+    part_bags[static_cast<std::size_t>(t)] = counted_part(train, p, vocab_size, begin, end, keep, df);
   });
   std::vector<double> df(static_cast<std::size_t>(features), 0.0);
   for (const std::vector<std::uint32_t>& part : part_df)
@@ -127,7 +165,23 @@ LinearMemberParams linear_member_init(const Documents& train, Index vocab_size, 
   p.idf.resize(features, 1);
   for (Index id = 0; id < features; ++id)
     p.idf(id, 0) = static_cast<Scalar>(std::log((1.0 + n) / (1.0 + df[static_cast<std::size_t>(id)])) + 1.0);
-  return p;
+  if (!keep) return r;
+  const auto split = static_cast<std::int32_t>(features - p.grams.count());
+  run_parallel(parts, [&](int t) { weigh_bag(part_bags[static_cast<std::size_t>(t)], p.idf.data(), split); });
+  r.train_features = joined(std::move(part_bags));
+  return r;
+}
+
+}  // namespace
+
+LinearMemberParams linear_member_init(const Documents& train, Index vocab_size, Index outputs, Matrix pairs,
+                                      LinearText text, CharGrams grams, int threads) {
+  return member_init(train, vocab_size, outputs, std::move(pairs), text, std::move(grams), threads, false).params;
+}
+
+LinearMemberInit linear_member_init_with_features(const Documents& train, Index vocab_size, Index outputs,
+                                                  Matrix pairs, LinearText text, CharGrams grams, int threads) {
+  return member_init(train, vocab_size, outputs, std::move(pairs), text, std::move(grams), threads, true);
 }
 
 LinearFeatureNamer::LinearFeatureNamer(const LinearMemberParams& p, const Vocab& vocab) : p_(p), vocab_(vocab) {
@@ -187,18 +241,6 @@ BagFeatures features_of(const LinearMemberParams& p, const Documents& docs, cons
   if (p.idf_stored.empty()) return bag_features(tokens, doc_tokens, p.idf.data(), grams);
   for (std::int32_t f : tokens) p.idf_stored.values(f, 1);  // checks the entries bag_features reads
   return bag_features(tokens, doc_tokens, p.idf_stored.values(0, 0), grams);
-}
-
-// The parts one after another.
-BagFeatures joined(std::vector<BagFeatures> parts) {
-  BagFeatures x = std::move(parts.front());
-  for (std::size_t k = 1; k < parts.size(); ++k) {
-    const Index offset = x.start.back();
-    for (std::size_t d = 1; d < parts[k].start.size(); ++d) x.start.push_back(offset + parts[k].start[d]);
-    x.ids.insert(x.ids.end(), parts[k].ids.begin(), parts[k].ids.end());
-    x.values.insert(x.values.end(), parts[k].values.begin(), parts[k].values.end());
-  }
-  return x;
 }
 
 }  // namespace

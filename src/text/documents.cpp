@@ -1,6 +1,7 @@
 #include "han/text/documents.h"
 
 #include <algorithm>
+#include <numeric>
 
 #include "han/core/error.h"
 
@@ -205,6 +206,12 @@ std::size_t Documents::bytes() const {
   return words_.word_count * width + (words_.sentence_count + 1 + size() + 1) * sizeof(std::uint64_t) +
          size() * (sizeof(std::int32_t) + 2 * sizeof(float) + sizeof(std::uint64_t)) +
          answers_.label_set_ids.size() * sizeof(std::int32_t) + shapes_.size() * sizeof(DocumentShape) + (keep_unknown_ ? unknown_.bytes() : 0);
+}
+
+std::vector<Index> every_document(const Documents& docs) {
+  std::vector<Index> all(docs.size());
+  std::iota(all.begin(), all.end(), Index{0});
+  return all;
 }
 
 }  // namespace han

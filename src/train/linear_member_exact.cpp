@@ -7,7 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
-#include <numeric>
+#include <utility>
 
 #include "han/core/parallel.h"
 #include "han/infer/calibration.h"
@@ -85,102 +85,107 @@ void set_weights(LinearMemberParams& p, const std::vector<std::vector<double>>& 
   }
 }
 
-// The member's dev loss; for classification, at the temperature that minimises it, which
-// is folded into the weights.
-double tempered_dev_loss(LinearMemberParams& p, const OutputHead& head, const Documents& dev, int threads) {
-  OutputHead logits_head = head;
-  logits_head.answers_logits = true;
-  const Matrix logits = linear_member_answers(p, logits_head, dev, threads);
+// The dev loss of a member whose dev logits are `logits`; for classification, at the
+// temperature that minimises it.
+struct DevLoss {
+  double loss = std::numeric_limits<double>::quiet_NaN();
+  double temperature = 1;
+};
+
+DevLoss tempered_dev_loss(const Matrix& logits, const OutputHead& head, const Documents& dev) {
   if (head.task == Task::regression) {
     double sum = 0;
     for (std::size_t i = 0; i < dev.size(); ++i) {
       const double e = logits(0, static_cast<Index>(i)) - head.scale.standardise(dev.answers().targets[i]);
       sum += e * e;
     }
-    return sum / static_cast<double>(dev.size());
+    return {sum / static_cast<double>(dev.size()), 1};
   }
   const LabelSets gold = gold_label_sets(head.task, dev);
   const double T = fit_temperature(head.task, logits, gold);
-  p.W /= static_cast<Scalar>(T);
-  p.b /= static_cast<Scalar>(T);
-  return tempered_nll(head.task, logits, gold, T);
+  return {tempered_nll(head.task, logits, gold, T), T};
 }
 
-// The member fitted at one C: its weights (tempered on dev), their dev loss and the
-// solutions it came from.
+// The member fitted at one C: its solutions and their dev loss.
 struct Trial {
   double c = 0;
-  double dev_loss = std::numeric_limits<double>::quiet_NaN();
-  LinearMemberParams params;
+  DevLoss dev;
   LinearSolutions solutions;
 };
 
 class CSearch {
  public:
-  CSearch(const Config& cfg, const Corpus& corpus, const OutputHead& head, LinearMemberParams member)
-      : corpus_(corpus), head_(head), member_(std::move(member)),
+  CSearch(const Config& cfg, const Corpus& corpus, const OutputHead& head, LinearMemberInit member)
+      : corpus_(corpus), head_(head), member_(std::move(member.params)),
         problems_(member_problems(head, corpus.train, member_.W.rows())),
         threads_(resolve_threads(cfg.trainer.threads)),
-        rows_(linear_member_features(member_, corpus.train, every_document(corpus.train), threads_), member_.W.cols()) {}
+        rows_(std::exchange(member.train_features, {}), member_.W.cols()),
+        dev_features_(linear_member_features(member_, corpus.dev, every_document(corpus.dev), threads_)) {}
 
   // Fitted at C, each problem's solver from `solutions`.
-  Trial fit(double C, LinearSolutions solutions) const {
+  Trial fit(double C, LinearSolutions solutions) {
     const auto start = std::chrono::steady_clock::now();
     fit_all(rows_, problems_, C, threads_, solutions);
-    Trial t{C, std::numeric_limits<double>::quiet_NaN(), member_, std::move(solutions)};
-    set_weights(t.params, t.solutions);
+    Trial t{C, {}, std::move(solutions)};
     if (corpus_.dev.empty()) return t;
-    t.dev_loss = tempered_dev_loss(t.params, head_, corpus_.dev, threads_);
-    spdlog::debug("linear member: C {} dev loss {:.4f} ({:.1f}s)", C, t.dev_loss,
+    set_weights(member_, t.solutions);
+    t.dev = tempered_dev_loss(linear_member_logits(member_, dev_features_), head_, corpus_.dev);
+    spdlog::debug("linear member: C {} dev loss {:.4f} ({:.1f}s)", C, t.dev.loss,
                   std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     return t;
   }
 
   // From `best` by factors of `step` while a step lowers the dev loss; true if one did.
-  bool walk(Trial& best, double step) const {
+  bool walk(Trial& best, double step) {
     bool moved = false;
     for (double C = best.c * step; C >= kMinLinearC && C <= kMaxLinearC; C *= step) {
       Trial t = fit(C, best.solutions);
-      if (!(t.dev_loss < best.dev_loss)) break;
+      if (!(t.dev.loss < best.dev.loss)) break;
       best = std::move(t);
       moved = true;
     }
     return moved;
   }
 
- private:
-  static std::vector<Index> every_document(const Documents& docs) {
-    std::vector<Index> all(docs.size());
-    std::iota(all.begin(), all.end(), Index{0});
-    return all;
+  // The member with `trial`'s weights, its temperature folded in (its probabilities are
+  // calibrated before they are averaged in).
+  LinearMemberParams member(const Trial& trial) {
+    set_weights(member_, trial.solutions);
+    if (trial.dev.temperature != 1) {
+      member_.W /= static_cast<Scalar>(trial.dev.temperature);
+      member_.b /= static_cast<Scalar>(trial.dev.temperature);
+    }
+    return std::move(member_);
   }
 
+ private:
   const Corpus& corpus_;
   const OutputHead& head_;
-  LinearMemberParams member_;
+  LinearMemberParams member_;  // each trial's weights in turn
   MemberProblems problems_;
   int threads_;
   LinearRows rows_;
+  BagFeatures dev_features_;
 };
 
 }  // namespace
 
 LinearMemberResult fit_linear_member(const Config& cfg, const Corpus& corpus, const OutputHead& head,
-                                     LinearMemberParams member, const LinearStart& start) {
-  const CSearch search(cfg, corpus, head, std::move(member));
+                                     LinearMemberInit member, const LinearStart& start) {
+  CSearch search(cfg, corpus, head, std::move(member));
   const bool on_dev = cfg.model.linear_c == kAutoReal && !corpus.dev.empty();
   const double first = !on_dev ? (cfg.model.linear_c != kAutoReal ? cfg.model.linear_c : kLinearCWithoutDev)
                        : start.c > 0 ? std::clamp(start.c, kMinLinearC, kMaxLinearC)
                                      : kMinLinearC;
   Trial best = search.fit(first, start.solutions);
-  const bool walk = on_dev && best.dev_loss < start.beat;
+  const bool walk = on_dev && best.dev.loss < start.beat;
   if (walk && !search.walk(best, kLinearCStep)) search.walk(best, 1 / kLinearCStep);
   LinearMemberResult r;
   r.solver = LinearSolver::liblinear;
   r.c_on_dev = on_dev;
   r.c = best.c;
-  r.dev_loss = best.dev_loss;
-  r.params = std::move(best.params);
+  r.dev_loss = best.dev.loss;
+  r.params = search.member(best);
   r.solutions = std::move(best.solutions);
   return r;
 }

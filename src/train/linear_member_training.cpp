@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cmath>
 #include <chrono>
-#include <numeric>
 #include <vector>
 
 #include "han/core/parallel.h"
@@ -19,13 +18,6 @@ namespace han {
 namespace {
 
 using Indices = std::vector<Index>;
-
-// 0, 1, ..., n - 1.
-Indices in_order(std::size_t n) {
-  Indices order(n);
-  std::iota(order.begin(), order.end(), Index{0});
-  return order;
-}
 
 // `order` cut into consecutive batches of `size` documents (the last may be shorter).
 std::vector<Indices> cut_into_batches(const Indices& order, Index size) {
@@ -58,14 +50,14 @@ double dev_loss(const LinearMemberParams& p, const OutputHead& head, const LossC
   LossConfig scoring = loss;
   scoring.regression = RegressionLoss::mse;
   double sum = 0;
-  for (const Indices& batch : cut_into_batches(in_order(dev.size()), batch_size))
+  for (const Indices& batch : cut_into_batches(every_document(dev), batch_size))
     sum += linear_member_loss(p, head, scoring, dev, batch, 0.0, nullptr);
   return sum / static_cast<double>(dev.size());
 }
 
 // The training documents' batches for one epoch, in a seeded order.
-std::vector<Indices> epoch_batches(std::size_t documents, Index batch_size, std::uint64_t seed, int epoch) {
-  Indices order = in_order(documents);
+std::vector<Indices> epoch_batches(const Documents& train, Index batch_size, std::uint64_t seed, int epoch) {
+  Indices order = every_document(train);
   Rng rng(derive_seed(seed, SeedStream::linear_member, static_cast<std::uint64_t>(epoch)));
   rng.shuffle(order);
   return cut_into_batches(order, batch_size);
@@ -89,7 +81,7 @@ LinearMemberResult train_by_sgd(const Config& cfg, const Corpus& corpus, const O
   r.params = p;
   double best = std::numeric_limits<double>::infinity();
   for (int epoch = 1; epoch <= kLinearMemberEpochs; ++epoch) {
-    for (const Indices& batch : epoch_batches(corpus.train.size(), batch_size, cfg.trainer.seed, epoch)) {
+    for (const Indices& batch : epoch_batches(corpus.train, batch_size, cfg.trainer.seed, epoch)) {
       for (ParamRef& ref : refs) ref.grad->setZero();
       linear_member_loss(p, head, cfg.loss, corpus.train, batch, 1.0 / static_cast<double>(batch.size()), &grads);
       clip_global_norm(refs, cfg.optimizer.clip_norm);
@@ -156,7 +148,7 @@ void log_linear_member(const LinearMemberResult& r) {
 Matrix linear_member_answers(const LinearMemberParams& p, const OutputHead& head, const Documents& docs, int threads) {
   constexpr Index kChunk = 1024;  // documents whose features are held at once
   Matrix answers(p.b.rows(), static_cast<Index>(docs.size()));
-  for (const Indices& chunk : cut_into_batches(in_order(docs.size()), kChunk))
+  for (const Indices& chunk : cut_into_batches(every_document(docs), kChunk))
     answers.middleCols(chunk.front(), static_cast<Index>(chunk.size())) =
         head_answers(head, linear_member_logits(p, linear_member_features(p, docs, chunk, threads)));
   return answers;
@@ -196,11 +188,16 @@ bool equal_weights(const Documents& docs) {
 LinearMemberResult fitted_member(const Config& cfg, const Corpus& corpus, const OutputHead& head, const Matrix& pairs,
                                  CharGrams grams, const LinearStart& start = {}) {
   const Index outputs = head_outputs(head.task, corpus.labels.size());
-  LinearMemberParams p = linear_member_init(corpus.train, static_cast<Index>(corpus.vocab.size()), outputs, pairs,
-                                            cfg.model.linear_text, std::move(grams), resolve_threads(cfg.trainer.threads));
-  if (head.task == Task::multilabel) start_at_label_rates(p.b, label_rates(corpus));
-  if (equal_weights(corpus.train)) return fit_linear_member(cfg, corpus, head, std::move(p), start);
+  const Index words = static_cast<Index>(corpus.vocab.size());
+  const int threads = resolve_threads(cfg.trainer.threads);
+  if (equal_weights(corpus.train))
+    return fit_linear_member(cfg, corpus, head,
+                             linear_member_init_with_features(corpus.train, words, outputs, pairs, cfg.model.linear_text,
+                                                              std::move(grams), threads),
+                             start);
   spdlog::info("linear member: the training documents weigh differently, which LIBLINEAR cannot weigh: SGD fits it");
+  LinearMemberParams p = linear_member_init(corpus.train, words, outputs, pairs, cfg.model.linear_text, std::move(grams), threads);
+  if (head.task == Task::multilabel) start_at_label_rates(p.b, label_rates(corpus));
   return train_by_sgd(cfg, corpus, head, std::move(p));
 }
 

@@ -109,6 +109,25 @@ TEST_CASE("linear member features and idf: the same read on two threads as on on
   CHECK(std::vector<std::int32_t>(b.ids.begin() + b.start[999], b.ids.end()) == first.ids);
 }
 
+TEST_CASE("linear member: the training features read with the idf are those read after it", "[linear_member]") {
+  // 2,500 documents: on two threads, parts of 1,250, each read in more than one chunk.
+  std::vector<Document> docs = han::test::random_documents(2500, 7);
+  for (std::size_t i = 0; i < docs.size(); ++i) docs[i].label = static_cast<std::int32_t>(i % 2);
+  const Documents train(docs);
+  const Matrix pairs = linear_member_pairs(train, 2, 2);
+  REQUIRE(pairs.cols() > 0);
+  const LinearMemberParams alone = linear_member_init(train, 30, 2, pairs, LinearText::whole, {}, 1);
+  for (int threads : {1, 2}) {
+    const LinearMemberInit init = linear_member_init_with_features(train, 30, 2, pairs, LinearText::whole, {}, threads);
+    CHECK(init.params.idf == alone.idf);
+    const BagFeatures after = linear_member_features(alone, train, every_document(train));
+    REQUIRE(init.train_features.start.size() == docs.size() + 1);
+    CHECK(init.train_features.start == after.start);
+    CHECK(init.train_features.ids == after.ids);
+    CHECK(init.train_features.values == after.values);  // bit for bit
+  }
+}
+
 TEST_CASE("linear member gradients through every head", "[linear_member][gradcheck]") {
   std::vector<Document> docs = docs_and_empty();
   const std::vector<std::vector<std::int32_t>> sets = {{0, 2}, {1}, {0, 1, 2}, {2}, {}};

@@ -83,6 +83,15 @@ CharGrams linear_member_grams(const Documents& train, const Vocab& vocab, Index 
 // The documents are read on `threads` threads (the same idf for any count).
 LinearMemberParams linear_member_init(const Documents& train, Index vocab_size, Index outputs, Matrix pairs = Matrix(2, 0),
                                       LinearText text = LinearText::whole, CharGrams grams = {}, int threads = 1);
+// linear_member_init's member, and the features of every training document under its idf
+// (linear_member_features of them all): one read of the documents serves both, as the idf
+// is counted from the documents' feature counts before they are weighed.
+struct LinearMemberInit {
+  LinearMemberParams params;
+  BagFeatures train_features;
+};
+LinearMemberInit linear_member_init_with_features(const Documents& train, Index vocab_size, Index outputs,
+                                                  Matrix pairs, LinearText text, CharGrams grams, int threads);
 // A feature's text: its word, its two words joined by a space, or a character n-gram as
 // 'chars:' and its text (that of the first vocabulary word that has it; its bucket
 // number when none does). The first n-gram named indexes them all (one pass over the

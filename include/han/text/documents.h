@@ -17,6 +17,7 @@
 #include <memory>
 #include <vector>
 
+#include "han/core/types.h"
 #include "han/text/dataset.h"
 #include "han/text/unknown_words.h"
 
@@ -241,5 +242,8 @@ class Documents {
   std::vector<DocumentShape> shapes_;  // one per document, owned even when the words are mapped
   Caps caps_;
 };
+
+// 0, 1, ..., docs.size() - 1: every document of docs, in order.
+std::vector<Index> every_document(const Documents& docs);
 
 }  // namespace han

@@ -29,8 +29,9 @@ struct LinearStart {
   double beat = std::numeric_limits<double>::infinity();
 };
 
-// `member` holds the features (linear_member_init), whose weights are fitted here.
+// `member` holds the features and the training documents' features
+// (linear_member_init_with_features); its weights are fitted here.
 LinearMemberResult fit_linear_member(const Config& cfg, const Corpus& corpus, const OutputHead& head,
-                                     LinearMemberParams member, const LinearStart& start = {});
+                                     LinearMemberInit member, const LinearStart& start = {});
 
 }  // namespace han

@@ -35,6 +35,10 @@ struct BagFeatures {
 // character n-grams apart from its words).
 BagFeatures bag_features(const std::vector<std::int32_t>& tokens, const std::vector<Index>& doc_tokens,
                          const Scalar* idf = nullptr, std::int32_t split = INT32_MAX);
+// bag_features in two steps: each document's distinct ids with their counts as values...
+BagFeatures bag_counts(const std::vector<std::int32_t>& tokens, const std::vector<Index>& doc_tokens);
+// ...then the counts of bag_counts made the features bag_features gives (in place).
+void weigh_bag(BagFeatures& x, const Scalar* idf = nullptr, std::int32_t split = INT32_MAX);
 // Zeros: a linear term starts from "no opinion" (its loss is convex in W).
 BagParams bag_init(Index vocab_size, Index outputs);
 // logits (C, B) += W x_b for every document b (W: (C, V)).
