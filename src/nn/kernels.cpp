@@ -245,25 +245,6 @@ void gru_step(const kernels::GruStepArgs& x) {
   active_kernels().gru_step(x);
 }
 
-void gru_backward_step(const kernels::GruBackwardStepArgs& x) {
-#ifdef HAN_CHECK_KERNEL_OPERANDS
-  using Block = Eigen::Map<const Matrix, 0, Eigen::OuterStride<>>;
-  const Index H = x.hidden, a = x.active;
-  require_addressable(Block(x.carry, H, a, Eigen::OuterStride<>(x.ld_carry)), "gru_backward_step carry");
-  for (const float* kept : {x.r, x.z, x.n, x.gh_n}) require_addressable(Block(kept, H, a, Eigen::OuterStride<>(H)), "gru_backward_step history");
-  if (x.h_prev) require_addressable(Block(x.h_prev, H, a, Eigen::OuterStride<>(x.ldh_prev)), "gru_backward_step h_prev");
-  require_addressable(Block(x.dgh, 3 * H, a, Eigen::OuterStride<>(x.ld_dgh)), "gru_backward_step dgh");
-  require_addressable(Block(x.db_hh, 3 * H, 1, Eigen::OuterStride<>(3 * H)), "gru_backward_step db_hh");
-  for (Index j = 0; j < a; ++j) {
-    require_addressable(Block(x.d_states + x.out_cols[j] * x.ld_states + x.out_row, H, 1, Eigen::OuterStride<>(H)),
-                        "gru_backward_step d_states");
-    require_addressable(Block(x.d_gates + x.in_cols[j] * x.ld_gates + x.in_row, 3 * H, 1, Eigen::OuterStride<>(3 * H)),
-                        "gru_backward_step d_gates");
-  }
-#endif
-  active_kernels().gru_backward_step(x);
-}
-
 Matrix padded_blocks(const Matrix& m, Index block) {
   HAN_ASSERT(block > 0 && m.rows() % block == 0);
   const Index P = kernels::padded_hidden(block), blocks = m.rows() / block;

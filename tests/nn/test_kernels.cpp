@@ -174,69 +174,6 @@ TEST_CASE("kernels: every runnable variant's prediction step gathers, matches th
   }
 }
 
-TEST_CASE("kernels: every runnable variant's backward step gathers, matches the equations and scatters", "[kernels]") {
-  han::Rng rng(6);
-  const han::Index H = GENERATE(3, 16, 50), a = 5, carried = 3, words = 8;
-  INFO("H = " << H);
-  // The forward step's history as gru_forward kept it, r, z, n in (0, 1) and (-1, 1).
-  const Matrix r = (random_matrix(H, a, rng).array() * 0.5 + 0.5).matrix();
-  const Matrix z = (random_matrix(H, a, rng).array() * 0.5 + 0.5).matrix();
-  const Matrix n = random_matrix(H, a, rng), gh_n = random_matrix(H, a, rng), hp = random_matrix(H, a, rng);
-  // d_states holds both directions' rows; this one's from H. d_gates both directions' [r; z; n].
-  const Matrix d_states = random_matrix(2 * H, 7, rng), carry0 = random_matrix(H, a, rng);
-  const Matrix d_gates0 = random_matrix(6 * H, words, rng), db0 = random_matrix(3 * H, 1, rng);
-  const std::vector<std::ptrdiff_t> out_cols = {4, 0, 2, 6, 1}, in_cols = {3, 7, 0, 3, 5};  // word 3 twice
-  for (const bool first : {false, true}) {
-    Matrix want_dgh(3 * H, a), want_carry = carry0, want_gates = d_gates0, want_db = db0;
-    for (han::Index j = 0; j < a; ++j) {
-      Eigen::ArrayXf dh = d_states.col(out_cols[j]).segment(H, H).array();
-      if (j < carried) dh += carry0.col(j).array();
-      const Eigen::ArrayXf rj = r.col(j).array(), zj = z.col(j).array(), nj = n.col(j).array();
-      const Eigen::ArrayXf prev = first ? Eigen::ArrayXf::Zero(H) : Eigen::ArrayXf(hp.col(j).array());
-      const Eigen::ArrayXf dn = dh * (1 - zj) * (1 - nj * nj);
-      const Eigen::ArrayXf dz = dh * (prev - nj) * zj * (1 - zj);
-      const Eigen::ArrayXf dr = dn * gh_n.col(j).array() * rj * (1 - rj);
-      want_dgh.col(j) << dr.matrix(), dz.matrix(), (dn * rj).matrix();
-      want_db += want_dgh.col(j);
-      want_carry.col(j) = (dh * zj).matrix();
-      want_gates.col(in_cols[j]).segment(3 * H, 3 * H) += (Eigen::VectorXf(3 * H) << dr.matrix(), dz.matrix(), dn.matrix()).finished();
-    }
-    for (const han::kernels::KernelTable& k : han::runnable_kernels()) {
-      INFO(k.name << (first ? ", first step" : ""));
-      Matrix carry = carry0, dgh = Matrix::Constant(3 * H, a, 9), d_gates = d_gates0, db = db0;
-      han::kernels::GruBackwardStepArgs x;
-      x.hidden = H;
-      x.active = a;
-      x.carried = carried;
-      x.d_states = d_states.data();
-      x.ld_states = d_states.rows();
-      x.out_row = H;
-      x.out_cols = out_cols.data();
-      x.carry = carry.data();
-      x.ld_carry = H;
-      x.r = r.data();
-      x.z = z.data();
-      x.n = n.data();
-      x.gh_n = gh_n.data();
-      x.h_prev = first ? nullptr : hp.data();
-      x.ldh_prev = H;
-      x.dgh = dgh.data();
-      x.ld_dgh = 3 * H;
-      x.db_hh = db.data();
-      x.d_gates = d_gates.data();
-      x.ld_gates = d_gates.rows();
-      x.in_row = 3 * H;
-      x.in_cols = in_cols.data();
-      k.gru_backward_step(x);
-      CHECK(relative_error(dgh, want_dgh) < 1e-5);
-      CHECK(relative_error(carry, want_carry) < 1e-5);
-      CHECK(relative_error(db, want_db) < 1e-5);
-      CHECK(relative_error(d_gates, want_gates) < 1e-5);
-      CHECK(d_gates.topRows(3 * H) == d_gates0.topRows(3 * H));  // the other direction's rows untouched
-    }
-  }
-}
-
 TEST_CASE("kernels: the Eigen-facing calls take blocks with their strides", "[kernels]") {
   han::Rng rng(5);
   const Matrix a = random_matrix(30, 20, rng), b = random_matrix(20, 12, rng);

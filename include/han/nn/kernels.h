@@ -39,9 +39,6 @@ void gru_gates(const ConstMatrixView& g, const ConstMatrixView& gh_n, const Cons
 // One GRU step of prediction (see kernels::GruStepArgs).
 void gru_step(const kernels::GruStepArgs& x);
 
-// One GRU step of training's backward pass (see kernels::GruBackwardStepArgs).
-void gru_backward_step(const kernels::GruBackwardStepArgs& x);
-
 // m's blocks of `block` rows, each padded to kernels::padded_hidden(block) rows with zeros:
 // the layout the kernels run on whole SIMD packets.
 Matrix padded_blocks(const Matrix& m, Index block);

@@ -112,36 +112,6 @@ void gru_step(const GruStepArgs& x) {
   }
 }
 
-// No transcendental functions: Eigen's expressions on H floats, each column's in L1.
-void gru_backward_step(const GruBackwardStepArgs& x) {
-  const long H = x.hidden;
-  Array dh(H), dn(H);
-  Column db_r(x.db_hh, H), db_z(x.db_hh + H, H), db_n(x.db_hh + 2 * H, H);
-  for (long j = 0; j < x.active; ++j) {
-    Column carry(x.carry + j * x.ld_carry, H);
-    dh = ConstColumn(x.d_states + x.out_cols[j] * x.ld_states + x.out_row, H);
-    if (j < x.carried) dh += carry;
-    const ConstColumn r(x.r + j * H, H), z(x.z + j * H, H), n(x.n + j * H, H), gh_n(x.gh_n + j * H, H);
-    float* dg = x.dgh + j * x.ld_dgh;
-    Column dr(dg, H), dz(dg + H, H), rdn(dg + 2 * H, H);
-    dn = dh * (1 - z) * (1 - n * n);
-    if (x.h_prev)
-      dz = dh * (ConstColumn(x.h_prev + j * x.ldh_prev, H) - n) * z * (1 - z);
-    else
-      dz = -dh * n * z * (1 - z);
-    dr = dn * gh_n * r * (1 - r);
-    rdn = dn * r;
-    carry = dh * z;
-    db_r += dr;
-    db_z += dz;
-    db_n += rdn;
-    float* in = x.d_gates + x.in_cols[j] * x.ld_gates + x.in_row;
-    Column(in, H) += dr;
-    Column(in + H, H) += dz;
-    Column(in + 2 * H, H) += dn;
-  }
-}
-
 void bias_tanh(const BiasTanhArgs& x) {
   const long P = padded_hidden(x.rows);
   const ConstColumn bias(x.bias, x.rows);
@@ -159,7 +129,7 @@ void bias_tanh(const BiasTanhArgs& x) {
 KernelTable HAN_CAT(kernels_, HAN_KERNEL_VARIANT)() {
 #define HAN_STR_(s) #s
 #define HAN_STR(s) HAN_STR_(s)
-  return {HAN_STR(HAN_KERNEL_VARIANT), &gemm, &gru_gates, &gru_step, &bias_tanh, &gru_backward_step};
+  return {HAN_STR(HAN_KERNEL_VARIANT), &gemm, &gru_gates, &gru_step, &bias_tanh};
 }
 
 }  // namespace han::kernels

@@ -153,38 +153,42 @@ void gru_backward(const GruParams& p, const Packing& pk, const GruDirection& dir
   const Index max_active = pk.steps() ? pk.active[0] : 0;
   c.dgh.resize(3 * H, max_active);
   Matrix carry = Matrix::Zero(H, max_active);  // (H, active) d h flowing back from step t+1
+  Matrix dh(H, max_active);                    // (H, active) total d h at step t
+  Matrix dn(H, max_active);                    // (H, active) d n_pre
   const Matrix U_t = p.U.transpose();          // (H, 3H) once, not once per step
-  kernels::GruBackwardStepArgs x;
-  x.hidden = H;
-  x.d_states = d_states.data();
-  x.ld_states = d_states.rows();
-  x.out_row = dir.state_row;
-  x.carry = carry.data();
-  x.ld_carry = H;
-  x.dgh = c.dgh.data();
-  x.ld_dgh = 3 * H;
-  x.db_hh = g.b_hh.data();
-  x.d_gates = d_gates.data();
-  x.ld_gates = d_gates.rows();
-  x.in_row = dir.gate_row;
   for (Index t = pk.steps() - 1; t >= 0; --t) {
     const Index o = pk.offset[t], a = pk.active[t];
-    x.active = a;
-    x.carried = t + 1 < pk.steps() ? pk.active[t + 1] : 0;
-    x.out_cols = dir.source.data() + o;
-    x.in_cols = dir.gate_source.data() + o;
-    x.r = c.r.col(o).data();
-    x.z = c.z.col(o).data();
-    x.n = c.n.col(o).data();
-    x.gh_n = c.gh_n.col(o).data();
-    x.h_prev = t > 0 ? c.h.col(pk.offset[t - 1]).data() : nullptr;
-    x.ldh_prev = H;
-    gru_backward_step(x);
+    const Index next_active = t + 1 < pk.steps() ? pk.active[t + 1] : 0;
+    auto dht = dh.leftCols(a);
+    for (Index j = 0; j < a; ++j) dht.col(j) = d_states.col(dir.source[o + j]).segment(dir.state_row, H);
+    dht.leftCols(next_active) += carry.leftCols(next_active);
+    const auto r = c.r.middleCols(o, a).array();
+    const auto z = c.z.middleCols(o, a).array();
+    const auto n = c.n.middleCols(o, a).array();
+    auto dnt = dn.leftCols(a);
+    auto dhh = c.dgh.leftCols(a);
+    // n path: d n_pre = dh (1 - z) (1 - n^2)
+    dnt = dht.array() * (1 - z) * (1 - n * n);
+    // z path: d z_pre = dh (h_prev - n) z (1 - z), h_prev = 0 at the first step
+    if (t > 0)
+      dhh.middleRows(H, H) = dht.array() * (c.h.middleCols(pk.offset[t - 1], a).array() - n) * z * (1 - z);
+    else
+      dhh.middleRows(H, H) = -dht.array() * n * z * (1 - z);
+    // r path: d r_pre = d n_pre gh_n r (1 - r)
+    dhh.topRows(H) = dnt.array() * c.gh_n.middleCols(o, a).array() * r * (1 - r);
+    dhh.bottomRows(H) = dnt.array() * r;
+    carry.leftCols(a) = dht.array() * z;
+    g.b_hh += dhh.rowwise().sum();
     if (t > 0) {
       const auto hp = c.h.middleCols(pk.offset[t - 1], a);
-      const auto dhh = c.dgh.leftCols(a);
       gemm(U_t, Op::plain, dhh, Op::plain, carry.leftCols(a), true);
       gemm(dhh, Op::plain, hp, Op::transposed, g.U, true);  // (h_prev = 0 adds nothing at t = 0)
+    }
+    // The input side's r, z pre-activation gradients equal the recurrent side's.
+    for (Index j = 0; j < a; ++j) {
+      auto col = d_gates.col(dir.gate_source[o + j]).segment(dir.gate_row, 3 * H);
+      col.head(2 * H) += dhh.col(j).head(2 * H);
+      col.tail(H) += dnt.col(j);
     }
   }
 }

@@ -67,32 +67,6 @@ struct GruStepArgs {
   const std::ptrdiff_t* out_cols = nullptr;  // (a)
 };
 
-// One GRU step of training's backward pass for `a` sequences (layers/gru.h), in one pass
-// per sequence. Sequence j's gradient of h is dh = column out_cols[j] of d_states (H rows
-// from out_row) plus, for j < carried, column j of carry (what step t+1 sent back). With
-// r, z, n and gh_n (H, a) as the forward step kept them:
-//   dn = dh (1 - z)(1 - n²), dz = dh (h_prev - n) z (1 - z), dr = dn gh_n r (1 - r);
-// [dr; dz; r dn] becomes column j of dgh (3H, a), the gradient of U h_prev + b_hh, and is
-// added to db_hh (3H); [dr; dz; dn] is added to column in_cols[j] of d_gates from in_row
-// (the input side's gradient); column j of carry becomes dh z. h_prev null: the first step.
-struct GruBackwardStepArgs {
-  long hidden = 0, active = 0, carried = 0;
-  const float* d_states = nullptr;
-  long ld_states = 0, out_row = 0;
-  const std::ptrdiff_t* out_cols = nullptr;  // (a)
-  float* carry = nullptr;                    // (H, a)
-  long ld_carry = 0;
-  const float *r = nullptr, *z = nullptr, *n = nullptr, *gh_n = nullptr;  // (H, a) each, columns H apart
-  const float* h_prev = nullptr;                                         // (H, a) or null
-  long ldh_prev = 0;
-  float* dgh = nullptr;  // (3H, a)
-  long ld_dgh = 0;
-  float* db_hh = nullptr;  // (3H)
-  float* d_gates = nullptr;
-  long ld_gates = 0, in_row = 0;
-  const std::ptrdiff_t* in_cols = nullptr;  // (a)
-};
-
 // u (rows x cols) = tanh(u + bias), the bias added to every column.
 struct BiasTanhArgs {
   long rows = 0, cols = 0;
@@ -107,7 +81,6 @@ struct KernelTable {
   void (*gru_gates)(const GruGateArgs&);
   void (*gru_step)(const GruStepArgs&);
   void (*bias_tanh)(const BiasTanhArgs&);
-  void (*gru_backward_step)(const GruBackwardStepArgs&);
 };
 
 // The variants; a build compiles in "native" (HAN_NATIVE=ON), or "generic" and, on x86-64,
