@@ -137,6 +137,19 @@ BagFeatures counted_part(const Documents& train, const LinearMemberParams& p, In
   return kept;
 }
 
+// The idf of features with the document frequencies `part_df` summed over their parts, in
+// `documents` documents (the counts are freed on return).
+Matrix idf_of(std::vector<std::vector<std::uint32_t>> part_df, Index features, std::size_t documents) {
+  std::vector<double> df(static_cast<std::size_t>(features), 0.0);
+  for (const std::vector<std::uint32_t>& part : part_df)
+    for (std::size_t id = 0; id < part.size(); ++id) df[id] += part[id];
+  const double n = static_cast<double>(documents);
+  Matrix idf(features, 1);
+  for (Index id = 0; id < features; ++id)
+    idf(id, 0) = static_cast<Scalar>(std::log((1.0 + n) / (1.0 + df[static_cast<std::size_t>(id)])) + 1.0);
+  return idf;
+}
+
 // linear_member_init, and with `keep` the features of every training document.
 LinearMemberInit member_init(const Documents& train, Index vocab_size, Index outputs, Matrix pairs, LinearText text,
                              CharGrams grams, int threads, bool keep) {
@@ -158,13 +171,7 @@ LinearMemberInit member_init(const Documents& train, Index vocab_size, Index out
     const auto [begin, end] = part_range(train.size(), parts, t);
     part_bags[static_cast<std::size_t>(t)] = counted_part(train, p, vocab_size, begin, end, keep, df);
   });
-  std::vector<double> df(static_cast<std::size_t>(features), 0.0);
-  for (const std::vector<std::uint32_t>& part : part_df)
-    for (std::size_t id = 0; id < part.size(); ++id) df[id] += part[id];
-  const double n = static_cast<double>(train.size());
-  p.idf.resize(features, 1);
-  for (Index id = 0; id < features; ++id)
-    p.idf(id, 0) = static_cast<Scalar>(std::log((1.0 + n) / (1.0 + df[static_cast<std::size_t>(id)])) + 1.0);
+  p.idf = idf_of(std::move(part_df), features, train.size());
   if (!keep) return r;
   const auto split = static_cast<std::int32_t>(features - p.grams.count());
   run_parallel(parts, [&](int t) { weigh_bag(part_bags[static_cast<std::size_t>(t)], p.idf.data(), split); });
