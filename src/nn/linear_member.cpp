@@ -75,6 +75,21 @@ void append_features(const DocumentView& d, const LinearMemberParams& p, Index w
   });
 }
 
+// The feature ids of docs[at(n)] for n in [begin, end), appended document by document to
+// tokens, and how many each document has to doc_tokens.
+template <class At>
+void append_documents(const LinearMemberParams& p, const Documents& docs, std::size_t begin, std::size_t end, At at,
+                      std::vector<std::int32_t>& tokens, std::vector<Index>& doc_tokens) {
+  std::vector<std::uint32_t> buckets;
+  for (std::size_t n = begin; n < end; ++n) {
+    const std::size_t i = at(n);
+    HAN_ASSERT(i < docs.size());
+    const std::size_t before = tokens.size();
+    append_features(docs[i], p, p.words(), tokens, buckets, docs.unknown_words() != nullptr);
+    doc_tokens.push_back(static_cast<Index>(tokens.size() - before));
+  }
+}
+
 }  // namespace
 
 Matrix linear_member_pairs(const Documents& train, Index outputs, int ngrams, LinearText text) {
@@ -111,22 +126,17 @@ BagFeatures joined(std::vector<BagFeatures> parts) {
 // The feature counts of train[begin, end) (bag_counts), read in chunks; each feature's
 // document frequency is added to df. With `keep`, the counts are returned, else dropped
 // chunk by chunk (the memory of one chunk's).
-BagFeatures counted_part(const Documents& train, const LinearMemberParams& p, Index words, std::size_t begin,
-                         std::size_t end, bool keep, std::vector<std::uint32_t>& df) {
+BagFeatures counted_part(const Documents& train, const LinearMemberParams& p, std::size_t begin, std::size_t end,
+                         bool keep, std::vector<std::uint32_t>& df) {
   constexpr std::size_t kChunk = 1024;
   BagFeatures kept;
   kept.start.push_back(0);
   std::vector<std::int32_t> tokens;
-  std::vector<std::uint32_t> buckets;
   std::vector<Index> doc_tokens;
   for (std::size_t first = begin; first < end; first += kChunk) {
     tokens.clear();
     doc_tokens.clear();
-    for (std::size_t i = first; i < std::min(end, first + kChunk); ++i) {
-      const std::size_t before = tokens.size();
-      append_features(train[i], p, words, tokens, buckets, train.unknown_words() != nullptr);
-      doc_tokens.push_back(static_cast<Index>(tokens.size() - before));
-    }
+    append_documents(p, train, first, std::min(end, first + kChunk), [](std::size_t i) { return i; }, tokens, doc_tokens);
     const BagFeatures counts = bag_counts(tokens, doc_tokens);
     for (std::int32_t id : counts.ids) {
       HAN_ASSERT(id >= 0 && static_cast<std::size_t>(id) < df.size());
@@ -169,7 +179,7 @@ LinearMemberInit member_init(const Documents& train, Index vocab_size, Index out
     std::vector<std::uint32_t>& df = part_df[static_cast<std::size_t>(t)];
     df.assign(static_cast<std::size_t>(features), 0);
     const auto [begin, end] = part_range(train.size(), parts, t);
-    part_bags[static_cast<std::size_t>(t)] = counted_part(train, p, vocab_size, begin, end, keep, df);
+    part_bags[static_cast<std::size_t>(t)] = counted_part(train, p, begin, end, keep, df);
   });
   p.idf = idf_of(std::move(part_df), features, train.size());
   if (!keep) return r;
@@ -234,16 +244,12 @@ namespace {
 BagFeatures features_of(const LinearMemberParams& p, const Documents& docs, const std::vector<Index>& indices,
                         std::size_t begin, std::size_t end) {
   std::vector<std::int32_t> tokens;
-  std::vector<std::uint32_t> buckets;
   std::vector<Index> doc_tokens;
   doc_tokens.reserve(end - begin);
-  for (std::size_t n = begin; n < end; ++n) {
-    const Index i = indices[n];
-    HAN_ASSERT(i >= 0 && static_cast<std::size_t>(i) < docs.size());
-    const std::size_t before = tokens.size();
-    append_features(docs[static_cast<std::size_t>(i)], p, p.words(), tokens, buckets, docs.unknown_words() != nullptr);
-    doc_tokens.push_back(static_cast<Index>(tokens.size() - before));
-  }
+  append_documents(p, docs, begin, end, [&](std::size_t n) {
+    HAN_ASSERT(indices[n] >= 0);
+    return static_cast<std::size_t>(indices[n]);
+  }, tokens, doc_tokens);
   const auto grams = static_cast<std::int32_t>(p.features() - p.gram_count());
   if (p.idf_stored.empty()) return bag_features(tokens, doc_tokens, p.idf.data(), grams);
   for (std::int32_t f : tokens) p.idf_stored.values(f, 1);  // checks the entries bag_features reads
