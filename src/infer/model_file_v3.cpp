@@ -24,20 +24,21 @@ std::size_t tensor_size(const NamedTensor& t) { return 4 * static_cast<std::size
 constexpr std::size_t kNowhere = ~std::size_t{0};  // an empty tensor's place: offset 0
 
 // The data region's chunks, each checked against its checksum the first time a reader
-// touches it. Threads may check one chunk at once: both compute the same answer.
+// touches it. Threads may check one chunk at once: both compute the same answer. The
+// checksums are read where the directory holds them (checked with it), not copied: a
+// large model has tens of thousands and a one-line prediction reads a few hundred.
 class ChunkCheck : public ByteCheck {
  public:
   struct Place {
     std::size_t begin, end;  // in the data region
     std::string name;
   };
-  ChunkCheck(const char* region, std::size_t region_start, std::size_t bytes, std::uint32_t chunk,
-             std::vector<std::uint64_t> sums, std::vector<Place> places, ModelErrors err,
-             std::shared_ptr<const MappedFile> file)
-      : region_(region), region_start_(region_start), bytes_(bytes), chunk_(chunk), sums_(std::move(sums)),
-        places_(std::move(places)), done_(new std::atomic<bool>[sums_.size()]), err_(std::move(err)),
-        file_(std::move(file)) {
-    for (std::size_t c = 0; c < sums_.size(); ++c) done_[c].store(false, std::memory_order_relaxed);
+  // `sums`: the chunks' little-endian XXH3-64 values, 8 bytes each.
+  ChunkCheck(const char* region, std::size_t region_start, std::size_t bytes, std::uint32_t chunk, const char* sums,
+             std::size_t chunks, std::vector<Place> places, ModelErrors err, std::shared_ptr<const MappedFile> file)
+      : region_(region), region_start_(region_start), bytes_(bytes), chunk_(chunk), sums_(sums), chunks_(chunks),
+        places_(std::move(places)), done_(new std::atomic<bool>[chunks]), err_(std::move(err)), file_(std::move(file)) {
+    for (std::size_t c = 0; c < chunks_; ++c) done_[c].store(false, std::memory_order_relaxed);
   }
 
   void check(const char* begin, std::size_t n) const override {
@@ -46,14 +47,14 @@ class ChunkCheck : public ByteCheck {
     for (std::size_t c = offset / chunk_; c <= (offset + n - 1) / chunk_; ++c) check_chunk(c);
   }
   void check_all() const {
-    for (std::size_t c = 0; c < sums_.size(); ++c) check_chunk(c);
+    for (std::size_t c = 0; c < chunks_; ++c) check_chunk(c);
   }
 
  private:
   void check_chunk(std::size_t c) const {
     if (done_[c].load(std::memory_order_acquire)) return;
     const std::size_t from = c * chunk_, to = std::min<std::size_t>(from + chunk_, bytes_);
-    if (XXH3_64bits(region_ + from, to - from) != sums_[c]) {
+    if (XXH3_64bits(region_ + from, to - from) != get_le(sums_ + 8 * c, 8)) {
       std::string names;
       for (const Place& p : places_)
         if (p.begin < to && p.end > from) names += (names.empty() ? "" : ", ") + p.name;
@@ -67,7 +68,8 @@ class ChunkCheck : public ByteCheck {
   std::size_t region_start_;  // the region's offset in the file
   std::size_t bytes_;
   std::uint32_t chunk_;
-  std::vector<std::uint64_t> sums_;
+  const char* sums_;  // in the directory
+  std::size_t chunks_;
   std::vector<Place> places_;
   std::unique_ptr<std::atomic<bool>[]> done_;
   ModelErrors err_;
@@ -88,7 +90,8 @@ class Directory {
   };
   std::vector<Entry> entries;
   std::uint32_t chunk = 0;
-  std::vector<std::uint64_t> sums;
+  const char* sums = nullptr;  // chunk_count little-endian u64 values
+  std::size_t chunk_count = 0;
   std::size_t data_start = 0;
 
   void read() {
@@ -107,7 +110,8 @@ class Directory {
     }
     chunk = static_cast<std::uint32_t>(le(4));
     const std::uint64_t chunks = le(4);
-    for (std::uint64_t c = 0; c < chunks; ++c) sums.push_back(le(8));
+    chunk_count = static_cast<std::size_t>(chunks);
+    sums = take(8 * chunks);
     const std::size_t end = pos_;
     if (le(8) != XXH3_64bits(data_, end)) throw err_.corrupted("checksum mismatch");
     data_start = aligned(pos_);
@@ -151,7 +155,7 @@ std::size_t checked_layout(const Directory& d, std::size_t size, const ModelErro
   }
   if (end < size) throw err.corrupted("unexpected bytes after the last tensor");
   const std::size_t region = end - d.data_start;
-  if (d.chunk == 0 || d.sums.size() != (region + d.chunk - 1) / d.chunk)
+  if (d.chunk == 0 || d.chunk_count != (region + d.chunk - 1) / d.chunk)
     throw err.corrupted("its chunk table does not cover its data");
   return end;
 }
@@ -269,7 +273,7 @@ ModelFileContents parse(const char* data, std::size_t size, const std::string& w
       places.push_back({static_cast<std::size_t>(e.offset) - d.data_start,
                         static_cast<std::size_t>(e.offset) - d.data_start + 4 * std::size_t{e.rows} * e.cols, e.name});
   auto check = std::make_shared<ChunkCheck>(data + d.data_start, d.data_start, end - d.data_start, d.chunk, d.sums,
-                                            std::move(places), err, file);
+                                            d.chunk_count, std::move(places), err, file);
   ModelFileContents out;
   out.version = kVersion;
   out.header = parse_header(d.header_text, err);

@@ -23,7 +23,7 @@
 namespace han::model_v3 {
 
 constexpr std::uint32_t kVersion = 3;
-constexpr std::uint32_t kChunkBytes = 1u << 14;
+constexpr std::uint32_t kChunkBytes = 1u << 12;
 constexpr std::size_t kAlignment = 64;
 
 // Names of the stored vocabulary's arrays.
