@@ -88,7 +88,8 @@ bool kept_in_place(const std::string& name) {
       (dot == 0 || name[dot - 1] == '.'))
     return true;
   return name == kLinearPrefix + "W" || name == kLinearPrefix + "idf" || name == kLinearPrefix + "pairs" ||
-         name == kLinearPrefix + "grams" || name == kLinearPrefix + "word_grams" ||
+         name == kLinearPrefix + "grams" || name == kLinearPrefix + "word_gram_counts" ||
+         name == kLinearPrefix + "word_grams" ||
          name == model_v3::kVocabularyText || name == model_v3::kVocabularyOffsets || name == model_v3::kVocabularySlots;
 }
 
@@ -174,14 +175,14 @@ NamedTensor take_linear_pairs(std::vector<NamedTensor>& tensors, Index words, co
 }
 
 // The stored character n-gram tables of the linear member (none in files from before
-// them, or without them). The counts are copied and checked whole; the buckets and the
-// words' n-grams may stay in the file, checked as they are read.
+// them, or without them). The tables may stay in the file: the counts are read and checked
+// whole by index_char_grams, the buckets and the words' n-grams checked as they are read.
 CharGrams take_char_grams(std::vector<NamedTensor>& tensors, Index words, const std::string& path,
                           std::size_t& matched) {
   CharGrams g;
   g.origin = path;
   const std::tuple<const char*, Matrix*, TensorView*> parts[] = {{"grams", &g.buckets, &g.buckets_stored},
-                                                                 {"word_gram_counts", &g.word_counts, nullptr},
+                                                                 {"word_gram_counts", &g.word_counts, &g.word_counts_stored},
                                                                  {"word_grams", &g.word_grams, &g.word_grams_stored}};
   for (const auto& [name, m, view] : parts)
     for (NamedTensor& t : tensors) {

@@ -61,15 +61,15 @@ CharGrams tables_of(const WordBuckets& of_word, Matrix buckets) {
   const auto bucket = [&](Index k) { return g.buckets(0, k); };
   std::vector<Scalar> grams;
   g.word_counts.resize(1, static_cast<Index>(of_word.size()));
-  g.word_starts.assign(1, 0);
   for (std::size_t id = 0; id < of_word.size(); ++id) {
     const std::size_t before = grams.size();
     for (std::uint32_t b : of_word[id])
       if (const Index k = find_sorted_bucket(G, bucket, b); k >= 0) grams.push_back(static_cast<Scalar>(k));
     g.word_counts(0, static_cast<Index>(id)) = static_cast<Scalar>(grams.size() - before);
-    g.word_starts.push_back(static_cast<Index>(grams.size()));
   }
   g.word_grams = Eigen::Map<const Matrix>(grams.data(), 1, static_cast<Index>(grams.size()));
+  const std::string problem = index_char_grams(g, static_cast<Index>(of_word.size()));  // the stride starts
+  HAN_ASSERT(problem.empty());
   return g;
 }
 
@@ -121,6 +121,16 @@ CharGrams char_grams_of_words(const Vocab& vocab, Matrix buckets) {
   return tables_of(buckets_of_words(vocab), std::move(buckets));
 }
 
+std::pair<Index, Index> CharGrams::grams_of(Index id) const {
+  HAN_ASSERT(id >= 0 && id < words());
+  const Index stride = id / kStride, from = stride * kStride;
+  // Counts [from, id] (checked whole by index_char_grams when stored).
+  const Scalar* counts = word_counts_stored.empty() ? word_counts.data() + from : word_counts_stored.values(from, id - from + 1);
+  Index first = stride_starts[static_cast<std::size_t>(stride)];
+  for (Index w = 0; w < id - from; ++w) first += static_cast<Index>(counts[w]);
+  return {first, first + static_cast<Index>(counts[id - from])};
+}
+
 Index CharGrams::gram_at(Index t) const {
   if (word_grams_stored.empty()) return static_cast<Index>(word_grams(0, t));
   const Scalar k = *word_grams_stored.values(t, 1);
@@ -131,8 +141,8 @@ Index CharGrams::gram_at(Index t) const {
 
 std::string index_char_grams(CharGrams& g, Index vocab_size) {
   const Index G = g.count();
-  g.word_starts.clear();
-  if (G == 0) return g.word_counts.cols() == 0 && g.total() == 0 ? "" : "n-gram tables without n-grams";
+  g.stride_starts.clear();
+  if (G == 0) return g.words() == 0 && g.total() == 0 ? "" : "n-gram tables without n-grams";
   const bool stored = !g.buckets_stored.empty() || !g.word_grams_stored.empty();
   for (Index k = 0; k < (stored ? 0 : G); ++k) {
     const Scalar b = g.buckets(0, k);
@@ -140,20 +150,24 @@ std::string index_char_grams(CharGrams& g, Index vocab_size) {
         (k > 0 && !(g.buckets(0, k - 1) < b)))
       return "the character n-grams are not sorted buckets";
   }
-  if (g.word_counts.cols() != vocab_size) return "the words' character n-grams do not match the vocabulary";
-  std::vector<Index> starts{0};
-  starts.reserve(static_cast<std::size_t>(vocab_size) + 1);
-  for (Index i = 0; i < vocab_size; ++i) {
-    const Scalar n = g.word_counts(0, i);
+  if (g.words() != vocab_size) return "the words' character n-grams do not match the vocabulary";
+  const ConstMap counts = read_view(g.word_counts, g.word_counts_stored);
+  std::vector<Index> starts;
+  starts.reserve(static_cast<std::size_t>(vocab_size / CharGrams::kStride) + 1);
+  Index total = 0;
+  for (Index i = 0; i <= vocab_size; ++i) {
+    if (i % CharGrams::kStride == 0) starts.push_back(total);
+    if (i == vocab_size) break;
+    const Scalar n = counts(0, i);
     if (!(n >= 0 && n < static_cast<Scalar>(1 << 24)) || n != std::floor(n)) return "a word's count of character n-grams is not a count";
-    starts.push_back(starts.back() + static_cast<Index>(n));
+    total += static_cast<Index>(n);
   }
-  if (starts.back() != g.total()) return "the words' character n-grams do not add up";
+  if (total != g.total()) return "the words' character n-grams do not add up";
   for (Index t = 0; t < (stored ? 0 : g.total()); ++t) {
     const Scalar k = g.word_grams(0, t);
     if (!(k >= 0 && k < static_cast<Scalar>(G)) || k != std::floor(k)) return "a word's character n-gram is out of range";
   }
-  g.word_starts = std::move(starts);
+  g.stride_starts = std::move(starts);
   return "";
 }
 

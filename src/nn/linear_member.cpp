@@ -62,8 +62,8 @@ void append_features(const DocumentView& d, const LinearMemberParams& p, Index w
   for_each_member_word(d, p.text, [&](std::int32_t id, std::string_view unknown) {
     if (id != Vocab::kUnk) {
       HAN_ASSERT(id >= 0 && id < words);
-      for (Index t = g.first(id), end = g.first(id + 1); t < end; ++t)
-        out.push_back(first + static_cast<std::int32_t>(g.gram_at(t)));
+      const auto [begin, end] = g.grams_of(id);
+      for (Index t = begin; t < end; ++t) out.push_back(first + static_cast<std::int32_t>(g.gram_at(t)));
       return;
     }
     HAN_ASSERT(kept);
@@ -225,8 +225,8 @@ std::string LinearFeatureNamer::gram_name(Index g) const {
   const CharGrams& grams = p_.grams;
   if (first_word_.empty()) {  // one pass over the words' n-grams, on the first name asked
     first_word_.assign(static_cast<std::size_t>(grams.count()), -1);
-    for (Index id = 0; id + 1 < static_cast<Index>(grams.word_starts.size()); ++id)
-      for (Index t = grams.first(id); t < grams.first(id + 1); ++t) {
+    for (Index id = 0; id < grams.words(); ++id)
+      for (auto [t, end] = grams.grams_of(id); t < end; ++t) {
         Index& first = first_word_[static_cast<std::size_t>(grams.gram_at(t))];
         if (first < 0) first = id;
       }

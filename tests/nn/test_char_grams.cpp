@@ -57,9 +57,17 @@ TEST_CASE("character n-grams: those of two documents are kept, and an unknown wo
   const CharGrams g = count_char_grams(train, vocab(), 1000);
   REQUIRE(g.count() > 0);
   CharGrams loaded = g;  // as a model file gives them: the offsets summed from the counts
-  loaded.word_starts.clear();
+  loaded.stride_starts.clear();
   CHECK(index_char_grams(loaded, static_cast<Index>(vocab().size())).empty());
-  CHECK(loaded.word_starts == g.word_starts);
+  CHECK(loaded.stride_starts == g.stride_starts);
+  Index next = 0;  // each word's n-grams follow the previous word's
+  for (Index id = 0; id < g.words(); ++id) {
+    const auto [first, end] = loaded.grams_of(id);
+    CHECK(first == next);
+    CHECK(end - first == static_cast<Index>(g.word_counts(0, id)));
+    next = end;
+  }
+  CHECK(next == g.total());
   // "<cryp" is in "crypt" and "cryptic" (document 0), "cryptic" and "cryptos" (document 1).
   const auto kept = [&](const std::string& gram_word, const std::string& gram) {
     for (std::uint32_t b : buckets_of(gram_word))

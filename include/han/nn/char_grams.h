@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "han/core/config_enums.h"
@@ -42,17 +43,23 @@ struct CharGrams {
   Matrix buckets = Matrix(1, 0);      // (1, G), sorted
   Matrix word_counts = Matrix(1, 0);  // (1, V): how many of word_grams each word has; (1, 0) without n-grams
   Matrix word_grams = Matrix(1, 0);   // (1, T): indices into buckets, word by word
-  std::vector<Index> word_starts;     // (V + 1): where each word's start in word_grams (from the counts)
-  // buckets and word_grams left in a mapped model file (prediction; those Matrix are then
-  // empty): each value is checked as it is read, so a one-line prediction reads a few.
-  TensorView buckets_stored, word_grams_stored;
+  // Where the n-grams of every kStride-th word start in word_grams (V / kStride + 1 values,
+  // from the counts): a word's start adds the counts before it in its stride, so loading a
+  // large vocabulary builds no table of one entry per word.
+  static constexpr Index kStride = 16;
+  std::vector<Index> stride_starts;
+  // buckets, word_counts and word_grams left in a mapped model file (prediction; those
+  // Matrix are then empty): each value is checked as it is read, so a one-line prediction
+  // reads a few (the counts are read whole once, by index_char_grams).
+  TensorView buckets_stored, word_counts_stored, word_grams_stored;
   std::string origin;  // the model file they are stored in, for messages
 
   Index count() const { return buckets_stored.empty() ? buckets.cols() : buckets_stored.cols(); }  // G
   Index total() const { return word_grams_stored.empty() ? word_grams.cols() : word_grams_stored.cols(); }  // T
+  Index words() const { return word_counts_stored.empty() ? word_counts.cols() : word_counts_stored.cols(); }  // V
   Scalar bucket(Index k) const { return buckets_stored.empty() ? buckets(0, k) : *buckets_stored.values(k, 1); }
-  // Word id's n-grams are gram_at(first(id)) .. gram_at(first(id + 1) - 1).
-  Index first(Index id) const { return word_starts[static_cast<std::size_t>(id)]; }
+  // Word id's n-grams are gram_at(t) for t in [first, end) of grams_of(id).
+  std::pair<Index, Index> grams_of(Index id) const;
   // Entry t of word_grams: an index into the buckets; han::Error when a stored one is not.
   Index gram_at(Index t) const;
   // The buckets as a Matrix (a copy when stored).
@@ -81,9 +88,10 @@ Index find_sorted_bucket(Index count, const Bucket& bucket, std::uint32_t b) {
   return lo < count && bucket(lo) == v ? lo : -1;
 }
 
-// Sets g.word_starts from the counts when the tables fit together for a vocabulary of
-// `vocab_size` words and returns ""; else returns what is wrong with them. Tables left in a
-// model file are not read whole: their values are checked as they are used.
+// Sets g.stride_starts from the counts when the tables fit together for a vocabulary of
+// `vocab_size` words and returns ""; else returns what is wrong with them. The buckets and
+// word_grams left in a model file are not read whole: their values are checked as they are
+// used.
 std::string index_char_grams(CharGrams& g, Index vocab_size);
 
 }  // namespace han
