@@ -83,8 +83,8 @@ bool fast_gemm_for(const Documents& docs, const std::vector<Index>& indices) {
 // Always on Eigen: a word's column is computed once and kept, so its value must not depend
 // on the batch that first held the word (a lone request to han serve answers what han
 // predict answers for the text alone).
-void Predictor::fill_word_inputs(const Documents& docs, const std::vector<Index>& indices) const {
-  for (WordInputTable& t : word_inputs_) t.fill(docs, indices);
+void Predictor::fill_word_inputs(const Documents& docs, const std::vector<Index>& indices, int threads) const {
+  for (WordInputTable& t : word_inputs_) t.fill(docs, indices, threads);
 }
 
 // The members' mean answers (C, B) for one shard. `cache` holds the first member's
@@ -180,7 +180,10 @@ Matrix Predictor::predict(const Documents& docs, const std::vector<BatchIndices>
   // Documents in none of the batches stay zero (a rank scores its share of dev; the ranks' sum is the whole).
   Matrix out = Matrix::Zero(classes(), static_cast<Index>(docs.size()));
   if (explanations) explanations->assign(docs.size(), Explanation());
-  for (const BatchIndices& indices : batches) fill_word_inputs(docs, indices);
+  // On every thread when they will take whole batches (below) and would wait meanwhile; a
+  // lone batch (han predict's stream, whose reading thread is busy too) on one.
+  const bool many = threads_ > 1 && batches.size() >= static_cast<std::size_t>(threads_);
+  for (const BatchIndices& indices : batches) fill_word_inputs(docs, indices, many ? threads_ : 1);
   // Writes one batch's answers to its documents' columns (disjoint across batches).
   auto predict_into = [&](int threads, const BatchIndices& indices, PaddingAttention* pad) {
     std::vector<Explanation> batch_explanations;
@@ -198,7 +201,7 @@ Matrix Predictor::predict(const Documents& docs, const std::vector<BatchIndices>
     const Index total = done += static_cast<Index>(indices.size());
     if (progress_ && caller && !progress_(total)) stopped = true;
   };
-  if (threads_ > 1 && batches.size() >= static_cast<std::size_t>(threads_)) {
+  if (many) {
     // Many batches: each thread takes whole batches (larger products, no thread start per
     // batch). A lone batch is split into shards by predict_batch instead.
     std::vector<PaddingAttention> per_thread(threads_);

@@ -262,6 +262,27 @@ TEST_CASE("prediction through the word input table gives the embedding path's lo
   }
 }
 
+TEST_CASE("the word input table fills its columns alike on one thread and on several", "[model]") {
+  ModelConfig cfg = small_config(MaskMode::renorm, Pooling::attention);
+  cfg.embedding_dim = 9;  // the table is used while 6Hw <= 2E
+  Rng rng(5);
+  const Index words = 150;  // several products of a few dozen words each
+  const HanParams p = han_init(cfg, words, 3, rng);
+  std::vector<Document> docs(1);
+  for (std::int32_t id = 2; id < words; ++id) docs[0].sentences.push_back({id});
+  WordInputTable one(p), two(p);
+  one.fill(Documents(docs), {0}, 1);
+  two.fill(Documents(docs), {0}, 2);
+  REQUIRE(one.table() != nullptr);
+  const Matrix& a = *one.table();
+  const Matrix& b = *two.table();
+  CHECK(a.rightCols(words - 2) == b.rightCols(words - 2));
+  // Each column is the word's input side, the same as the product for that word alone.
+  WordInputTable alone(p);
+  alone.fill(Documents({labelled_doc(0, {{77}})}), {0});
+  CHECK(alone.table()->col(77) == a.col(77));
+}
+
 TEST_CASE("the word input table is not used when it would outgrow the embeddings", "[model]") {
   const ModelConfig cfg = small_config(MaskMode::renorm, Pooling::attention);  // 6Hw = 18 > 2E = 10
   Rng rng(3);

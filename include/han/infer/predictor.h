@@ -79,7 +79,7 @@ class Predictor {
   // The member's side of each of the shard's answers (`answers`: the blend's).
   std::vector<MemberExplanation> explain_members(const BagFeatures& x, const Matrix& han, const Matrix& member,
                                                  const Matrix& answers) const;
-  void fill_word_inputs(const Documents& docs, const std::vector<Index>& indices) const;
+  void fill_word_inputs(const Documents& docs, const std::vector<Index>& indices, int threads = 1) const;
 
   std::vector<const HanParams*> members_;
   WeightedLinearMember linear_;

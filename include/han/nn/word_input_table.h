@@ -7,8 +7,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "han/text/documents.h"
+#include "han/nn/layers/gru.h"
 #include "han/nn/model.h"
+#include "han/text/documents.h"
 
 namespace han {
 
@@ -18,15 +19,16 @@ class WordInputTable {
   // used only while it is at most twice the embedding table's size (6Hw <= 2E):
   // otherwise prediction embeds and multiplies as training does.
   explicit WordInputTable(const HanParams& params);
-  // Computes the columns of every word of docs[indices] not yet in the table.
-  // Not thread-safe: call it before the threads that read the table start.
-  void fill(const Documents& docs, const std::vector<Index>& indices);
+  // Computes the columns of every word of docs[indices] not yet in the table, on up to
+  // `threads` threads. Not thread-safe: call it before the threads that read the table start.
+  void fill(const Documents& docs, const std::vector<Index>& indices, int threads = 1);
   // The (6P, V) table for han_forward (bigru_prediction_table's rows), or null when it is not used.
   const Matrix* table() const { return enabled_ ? &table_ : nullptr; }
 
  private:
   const HanParams& params_;
   bool enabled_;
+  BiGruInputSide side_;      // the word biGRU's input side, stacked and padded once
   Matrix table_;             // (6P, V); column v is valid once ready_[v]
   std::vector<bool> ready_;  // (V)
 };

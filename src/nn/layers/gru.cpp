@@ -216,13 +216,23 @@ Matrix stacked(const Matrix& fwd, const Matrix& bwd) {
   return out;
 }
 
-// [fwd; bwd] input weights (6H, D) and biases (6H, 1), the r and z recurrent biases folded in.
-std::pair<Matrix, Matrix> stacked_input_side(const BiGruParams& p) {
+// [fwd; bwd] input weights (6 block, D) and biases (6 block, 1), the r and z recurrent
+// biases folded in: gate g of direction d in rows [(3d + g) block, + H), the rest zero
+// (block = H: stacked; block = P: padded for prediction's steps).
+std::pair<Matrix, Matrix> stacked_input_side(const BiGruParams& p, Index block) {
   const Index H = p.fwd.hidden();
-  Matrix bias = stacked(p.fwd.b_ih, p.bwd.b_ih);
-  bias.middleRows(0, 2 * H) += p.fwd.b_hh.topRows(2 * H);
-  bias.middleRows(3 * H, 2 * H) += p.bwd.b_hh.topRows(2 * H);
-  return {stacked(p.fwd.W, p.bwd.W), bias};
+  HAN_ASSERT(block >= H);
+  Matrix W = Matrix::Zero(6 * block, p.fwd.W.cols()), bias = Matrix::Zero(6 * block, 1);
+  const GruParams* directions[] = {&p.fwd, &p.bwd};
+  for (int d = 0; d < 2; ++d)
+    for (int gate = 0; gate < 3; ++gate) {
+      const GruParams& g = *directions[d];
+      const Index to = (3 * d + gate) * block;
+      W.middleRows(to, H) = g.W.middleRows(gate * H, H);
+      bias.middleRows(to, H) = g.b_ih.middleRows(gate * H, H);
+      if (gate < 2) bias.middleRows(to, H) += g.b_hh.middleRows(gate * H, H);
+    }
+  return {W, bias};
 }
 
 Matrix input_side(const Matrix& W, const Matrix& bias, const Matrix& inputs) {
@@ -235,14 +245,21 @@ Matrix input_side(const Matrix& W, const Matrix& bias, const Matrix& inputs) {
 }  // namespace
 
 Matrix bigru_input_table(const BiGruParams& p, const Matrix& inputs) {
-  const auto [W, bias] = stacked_input_side(p);
+  const auto [W, bias] = stacked_input_side(p, p.fwd.hidden());
   return input_side(W, bias, inputs);
 }
 
+BiGruInputSide bigru_prediction_input_side(const BiGruParams& p) {
+  auto [W, bias] = stacked_input_side(p, kernels::padded_hidden(p.fwd.hidden()));
+  return {std::move(W), std::move(bias)};
+}
+
+Matrix bigru_prediction_table(const BiGruInputSide& side, const Matrix& inputs) {
+  return input_side(side.W, side.bias, inputs);
+}
+
 Matrix bigru_prediction_table(const BiGruParams& p, const Matrix& inputs) {
-  const Index H = p.fwd.hidden();
-  const auto [W, bias] = stacked_input_side(p);
-  return input_side(padded_blocks(W, H), padded_blocks(bias, H), inputs);
+  return bigru_prediction_table(bigru_prediction_input_side(p), inputs);
 }
 
 namespace {

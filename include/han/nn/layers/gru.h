@@ -117,6 +117,13 @@ Matrix bigru_input_table(const BiGruParams& p, const Matrix& inputs);
 // The same for prediction, (6P, V): each gate's H rows padded to P = padded_hidden(H) rows
 // (kernels/variant.h) with zeros, so its steps run on whole SIMD packets.
 Matrix bigru_prediction_table(const BiGruParams& p, const Matrix& inputs);
+// bigru_prediction_table's padded weights (6P, D) and biases (6P, 1), for a caller that
+// multiplies by them many times (nn/word_input_table.h): stacked and padded once.
+struct BiGruInputSide {
+  Matrix W, bias;
+};
+BiGruInputSide bigru_prediction_input_side(const BiGruParams& p);
+Matrix bigru_prediction_table(const BiGruInputSide& side, const Matrix& inputs);
 // x (D, T) flat, or (D, inputs) with c.input_of; returns (2H, T) flat: rows [0, H) forward
 // states, [H, 2H) backward states.
 // for_backward = false keeps no per-step gates (prediction): bigru_backward cannot follow.
