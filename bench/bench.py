@@ -227,10 +227,15 @@ def startup(args, tmp):
                  "trainer": {"epochs": 1, "patience": 0, "threads": 2}}
     models = {}
     for name, c in (("startup", cfg), ("startup_small", small_cfg)):
+        if args.startup_from:  # an earlier run's models (training the large one takes about 20 minutes)
+            models[name] = os.path.join(args.startup_from, name, "model.han")
+            continue
         with open(os.path.join(tmp, name + ".json"), "w") as f:
             json.dump(c, f)
         run([args.han, "train", "--config", os.path.join(tmp, name + ".json"), "--output", os.path.join(tmp, name), "--quiet"])
         models[name] = os.path.join(tmp, name, "model.han")
+    if not args.startup_from:
+        print(f"bench: the start-up models are in {tmp} (--startup-from {tmp} reuses them)", file=sys.stderr)
     model = models["startup"]
     info = json.loads(run([args.han, "info", "--json", "--model", model])[0])
     ft_train = os.path.join(tmp, "startup.ft.txt")
@@ -270,6 +275,9 @@ def main():
     ap.add_argument("--seeds", type=int, default=5, help="seeds 1..N for the accuracy comparison")
     ap.add_argument("--sets", default="20news,imdb")
     ap.add_argument("--only-startup", action="store_true", help="only the one-line prediction (no references but fastText)")
+    ap.add_argument("--startup-from", metavar="DIR",
+                    help="the start-up models of an earlier run (DIR/startup/model.han, DIR/startup_small/model.han) "
+                         "instead of training them")
     args = ap.parse_args()
     args.han = os.path.join(ROOT, args.build, "han")
     n_train, n_predict = (600, 300) if args.quick else (3000, 1500)
