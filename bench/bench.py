@@ -124,9 +124,49 @@ def reference_env(wait_policy):
     env.pop("OPENBLAS_L2_SIZE", None)
     env.pop("OMP_WAIT_POLICY", None)
     env.update(REFERENCE_MALLOC)
+    if REFERENCE_BLAS["coretype"] != "auto":
+        env["OPENBLAS_CORETYPE"] = REFERENCE_BLAS["coretype"]
     if wait_policy != "default":
         env["OMP_WAIT_POLICY"] = wait_policy
     return env
+
+
+# OpenBLAS picks its kernel from the CPU it finds, and a release older than the CPU can pick
+# a slow one: Debian 12's 0.3.21 on a Sapphire Rapids VM ran 1024^3 at about 30 GFLOP/s on
+# its own choice and over 200 with a core type named. So the bench times torch.mm at the
+# HAN's shapes under its own choice and each named AVX-512/AVX2 kernel, and runs the
+# reference with the fastest (REFERENCE_BLAS, reported with the results).
+REFERENCE_CORETYPES = ("auto", "SapphireRapids", "Cooperlake", "SkylakeX", "Haswell")
+REFERENCE_BLAS = {"coretype": "auto", "probe": {}}
+BLAS_PROBE = """
+import time, torch
+torch.set_num_threads(2)
+total = 0.0
+for m, k, n in ((64, 200, 150), (64, 50, 150), (1024, 200, 150), (1024, 1024, 1024)):
+    a, b = torch.randn(m, k), torch.randn(k, n)
+    for _ in range(5):
+        a @ b
+    reps, start = 0, time.perf_counter()
+    while time.perf_counter() - start < 0.3:
+        a @ b
+        reps += 1
+    total += (time.perf_counter() - start) / reps / (2.0 * m * k * n)
+print(4 / total / 1e9)
+"""
+
+
+def choose_reference_blas():
+    """Sets REFERENCE_BLAS to the core type whose GEMM at the probe's shapes is fastest
+    (GFLOP/s: the harmonic mean over the shapes, on 2 threads)."""
+    for coretype in REFERENCE_CORETYPES:
+        REFERENCE_BLAS["coretype"] = coretype
+        p = subprocess.run(["/usr/bin/python3", "-c", BLAS_PROBE], env=reference_env("default"), capture_output=True,
+                           text=True)
+        try:
+            REFERENCE_BLAS["probe"][coretype] = float(p.stdout.strip().splitlines()[-1])
+        except (ValueError, IndexError):
+            REFERENCE_BLAS["probe"][coretype] = 0.0  # this OpenBLAS lacks the kernel (it exits)
+    REFERENCE_BLAS["coretype"] = max(REFERENCE_BLAS["probe"], key=REFERENCE_BLAS["probe"].get)
 
 
 def han_predict_end_to_end(args, model, data, threads):
@@ -287,6 +327,10 @@ def main():
     if args.only_startup:
         print_startup(startup(args, tmp))
         return
+    choose_reference_blas()
+    print("bench: the reference's OpenBLAS core type: " + REFERENCE_BLAS["coretype"] + " (GFLOP/s at the HAN's shapes: " +
+          ", ".join(f"{k} {v:.1f}" for k, v in REFERENCE_BLAS["probe"].items()) + ")", file=sys.stderr)
+    results["reference_blas"] = REFERENCE_BLAS
     gemm = json.loads(subprocess.run([os.path.join(ROOT, args.build, "han_bench_roofline"), "--json"], capture_output=True,
                                      text=True, check=True).stdout)
     results["gemm"] = gemm
@@ -328,7 +372,10 @@ def main():
     print(f"\nLoad average (1 min, `uptime`) as each run ended: {min(loads):.1f}-{max(loads):.1f} "
           f"(2 cores shared with other jobs: compare within a run, as ratios).")
     print("\nThe PyTorch reference ran with " + " ".join(f"{k}={v}" for k, v in REFERENCE_MALLOC.items()) +
-          " and OPENBLAS_CORETYPE/OPENBLAS_L2_SIZE unset (its healthy setting, ../shared/bench/README.md),"
+          " and OPENBLAS_L2_SIZE unset, OPENBLAS_CORETYPE " +
+          ("unset" if REFERENCE_BLAS["coretype"] == "auto" else "=" + REFERENCE_BLAS["coretype"]) +
+          " (the fastest at the HAN's shapes: " + ", ".join(f"{k} {v:.1f}" for k, v in REFERENCE_BLAS["probe"].items()) +
+          " GFLOP/s; ../shared/bench/README.md),"
           " each run made with OMP_WAIT_POLICY unset and =PASSIVE, each figure the better of the two.")
     for name in args.sets.split(","):
         ref = results["sets"][name]["pytorch"]
