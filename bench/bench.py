@@ -105,8 +105,8 @@ def han_train(args, d, threads, strategy="bucket", epochs=1, seed=1):
             "peak_rss_mb": rss, "predict_peak_rss_mb": ev_rss, "wall_seconds": wall}
 
 
-# The reference at its best (../shared/bench/README.md): OpenBLAS free to pick its fastest
-# kernel, and glibc told to keep freed memory (han tunes its own allocator; without these
+# The reference at its best (../shared/bench/README.md): OpenBLAS on its fastest kernel here
+# (choose_reference_blas, below), and glibc told to keep freed memory (han tunes its own allocator; without these
 # the reference loses about 4x to page faults on these VMs). How its OpenMP threads should
 # wait depends on the machine: on a loaded one a spinning thread burns the time slice its
 # partner needs (600 20news documents at load 8-9: 2 288 real tokens/s spinning, 16 749
@@ -165,7 +165,7 @@ def choose_reference_blas():
         try:
             REFERENCE_BLAS["probe"][coretype] = float(p.stdout.strip().splitlines()[-1])
         except (ValueError, IndexError):
-            REFERENCE_BLAS["probe"][coretype] = 0.0  # this OpenBLAS lacks the kernel (it exits)
+            REFERENCE_BLAS["probe"][coretype] = 0.0  # the probe failed under this core type
     REFERENCE_BLAS["coretype"] = max(REFERENCE_BLAS["probe"], key=REFERENCE_BLAS["probe"].get)
 
 
@@ -317,7 +317,8 @@ def main():
     ap.add_argument("--only-startup", action="store_true", help="only the one-line prediction (no references but fastText)")
     ap.add_argument("--startup-from", metavar="DIR",
                     help="the start-up models of an earlier run (DIR/startup/model.han, DIR/startup_small/model.han) "
-                         "instead of training them")
+                         "instead of training them; a file keeps the layout of the han that wrote it (its chunk "
+                         "size, say), so reuse only models written by the build under test")
     args = ap.parse_args()
     args.han = os.path.join(ROOT, args.build, "han")
     n_train, n_predict = (600, 300) if args.quick else (3000, 1500)

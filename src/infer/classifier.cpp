@@ -255,7 +255,8 @@ void save_classifier(const std::string& path, const Classifier& c, const nlohman
   // A model used in place holds some tensors only in its file: it is never saved again.
   for (const HanParams* m : members) HAN_ASSERT(m->embedding.stored.empty());
   HAN_ASSERT(c.linear.W_stored.empty() && c.linear.idf_stored.empty() && c.linear.pairs_stored.empty() &&
-             c.linear.grams.buckets_stored.empty() && c.linear.grams.word_grams_stored.empty());
+             c.linear.grams.buckets_stored.empty() && c.linear.grams.word_counts_stored.empty() &&
+             c.linear.grams.word_grams_stored.empty());
   std::vector<NamedTensor> tensors;
   for (int k = 0; k < n; ++k) {
     const std::string prefix = member_tensor_prefix(k + 1, n);

@@ -51,6 +51,27 @@ TEST_CASE("character n-grams: every run of 2 to 5 characters of <word>, UTF-8 ch
   for (std::uint32_t b : buckets_of("abcdef")) CHECK(b < kCharGramBuckets);
 }
 
+TEST_CASE("character n-grams: each word's range follows from the counts across stride boundaries", "[char_grams]") {
+  const Index words = 3 * CharGrams::kStride + 5;  // three whole strides and part of a fourth
+  CharGrams g;
+  g.buckets = Matrix::Constant(1, 1, 7.0f);
+  g.word_counts.resize(1, words);
+  std::vector<Index> start{0};  // by hand: where each word's n-grams begin
+  for (Index id = 0; id < words; ++id) {
+    g.word_counts(0, id) = static_cast<Scalar>((id * 7) % 5);  // 0 to 4, zeros at boundaries too
+    start.push_back(start.back() + (id * 7) % 5);
+  }
+  g.word_grams = Matrix::Zero(1, start.back());
+  REQUIRE(index_char_grams(g, words).empty());
+  CHECK(g.stride_starts.size() == 4);
+  for (Index id = 0; id < words; ++id) {
+    INFO("word " << id);
+    CHECK(g.grams_of(id) == std::make_pair(start[id], start[id + 1]));
+  }
+  g.word_counts(0, words - 1) += 1;  // one more than word_grams holds
+  CHECK(index_char_grams(g, words) == "the words' character n-grams do not add up");
+}
+
 TEST_CASE("character n-grams: those of two documents are kept, and an unknown word reaches them",
           "[char_grams][linear_member]") {
   const Documents train = train_docs();
