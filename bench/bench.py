@@ -106,8 +106,8 @@ def han_train(args, d, threads, strategy="bucket", epochs=1, seed=1):
 
 
 # The reference at its best (../shared/bench/README.md): OpenBLAS on its fastest kernel here
-# (choose_reference_blas, below), and glibc told to keep freed memory (han tunes its own allocator; without these
-# the reference loses about 4x to page faults on these VMs). How its OpenMP threads should
+# (choose_reference_blas, below), and glibc told to keep freed memory (han tunes its own
+# allocator; without these the reference loses about 4x to page faults on these VMs). How its OpenMP threads should
 # wait depends on the machine: on a loaded one a spinning thread burns the time slice its
 # partner needs (600 20news documents at load 8-9: 2 288 real tokens/s spinning, 16 749
 # with OMP_WAIT_POLICY=PASSIVE), on an idle one sleeping costs a wake-up per parallel region
@@ -155,10 +155,11 @@ print(4 / total / 1e9)
 """
 
 
-def choose_reference_blas():
+def choose_reference_blas(choice="fastest"):
     """Sets REFERENCE_BLAS to the core type whose GEMM at the probe's shapes is fastest
-    (GFLOP/s: the harmonic mean over the shapes, on 2 threads)."""
-    for coretype in REFERENCE_CORETYPES:
+    (GFLOP/s: the harmonic mean over the shapes, on 2 threads), or to `choice` when it names
+    one ("auto": OpenBLAS's own, as ../shared/bench/README.md runs it)."""
+    for coretype in REFERENCE_CORETYPES if choice == "fastest" else (choice,):
         REFERENCE_BLAS["coretype"] = coretype
         p = subprocess.run(["/usr/bin/python3", "-c", BLAS_PROBE], env=reference_env("default"), capture_output=True,
                            text=True)
@@ -319,6 +320,9 @@ def main():
                     help="the start-up models of an earlier run (DIR/startup/model.han, DIR/startup_small/model.han) "
                          "instead of training them; a file keeps the layout of the han that wrote it (its chunk "
                          "size, say), so reuse only models written by the build under test")
+    ap.add_argument("--reference-coretype", default="fastest", choices=("fastest",) + REFERENCE_CORETYPES,
+                    help="the reference's OpenBLAS kernel: the fastest of the probe's (default), or one of them "
+                         "(auto: unset, OpenBLAS's own choice)")
     args = ap.parse_args()
     args.han = os.path.join(ROOT, args.build, "han")
     n_train, n_predict = (600, 300) if args.quick else (3000, 1500)
@@ -328,7 +332,7 @@ def main():
     if args.only_startup:
         print_startup(startup(args, tmp))
         return
-    choose_reference_blas()
+    choose_reference_blas(args.reference_coretype)
     print("bench: the reference's OpenBLAS core type: " + REFERENCE_BLAS["coretype"] + " (GFLOP/s at the HAN's shapes: " +
           ", ".join(f"{k} {v:.1f}" for k, v in REFERENCE_BLAS["probe"].items()) + ")", file=sys.stderr)
     results["reference_blas"] = REFERENCE_BLAS
@@ -375,7 +379,7 @@ def main():
     print("\nThe PyTorch reference ran with " + " ".join(f"{k}={v}" for k, v in REFERENCE_MALLOC.items()) +
           " and OPENBLAS_L2_SIZE unset, OPENBLAS_CORETYPE " +
           ("unset" if REFERENCE_BLAS["coretype"] == "auto" else "=" + REFERENCE_BLAS["coretype"]) +
-          " (the fastest at the HAN's shapes: " + ", ".join(f"{k} {v:.1f}" for k, v in REFERENCE_BLAS["probe"].items()) +
+          " (GFLOP/s at the HAN's shapes: " + ", ".join(f"{k} {v:.1f}" for k, v in REFERENCE_BLAS["probe"].items()) +
           " GFLOP/s; ../shared/bench/README.md),"
           " each run made with OMP_WAIT_POLICY unset and =PASSIVE, each figure the better of the two.")
     for name in args.sets.split(","):
